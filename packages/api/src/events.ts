@@ -1,0 +1,80 @@
+import { z } from 'zod';
+import { Instance } from './instances.js';
+import { Rgd } from './rgds.js';
+
+export const SubscriptionResourceType = z.enum(['instances', 'rgds', 'projects', 'all']);
+export type SubscriptionResourceType = z.infer<typeof SubscriptionResourceType>;
+
+export const SubscriptionFilter = z.object({
+  resourceType: SubscriptionResourceType,
+  project: z.string().max(63).optional(),
+  namespace: z.string().max(63).optional(),
+  name: z.string().max(253).optional(),
+});
+export type SubscriptionFilter = z.infer<typeof SubscriptionFilter>;
+
+/** Frames a client sends over /ws. */
+export const ClientMessage = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('subscribe'), data: SubscriptionFilter }),
+  z.object({ type: z.literal('unsubscribe'), data: SubscriptionFilter }),
+  z.object({ type: z.literal('ping'), data: z.unknown().optional() }),
+]);
+export type ClientMessage = z.infer<typeof ClientMessage>;
+
+export const InstanceUpdate = z.object({
+  action: z.enum(['add', 'update', 'delete']),
+  namespace: z.string(),
+  kind: z.string(),
+  name: z.string(),
+  project: z.string(),
+  instance: Instance,
+});
+export type InstanceUpdate = z.infer<typeof InstanceUpdate>;
+
+export const DeployProgress = z.object({
+  instanceId: z.string(),
+  project: z.string(),
+  namespace: z.string(),
+  kind: z.string(),
+  name: z.string(),
+  phase: z.string(),
+  totalResources: z.number().int(),
+  readyResources: z.number().int(),
+  message: z.string(),
+});
+export type DeployProgress = z.infer<typeof DeployProgress>;
+
+export const RgdUpdate = z.object({ action: z.enum(['add', 'update', 'delete']), name: z.string(), rgd: Rgd });
+export type RgdUpdate = z.infer<typeof RgdUpdate>;
+
+export const CountsUpdate = z.object({ rgdCount: z.number().int(), instanceCount: z.number().int() });
+export type CountsUpdate = z.infer<typeof CountsUpdate>;
+
+export const WsError = z.object({ code: z.string(), message: z.string() });
+
+/** Every server → client frame, keyed by `type`. */
+export const serverEventData = {
+  subscribed: SubscriptionFilter,
+  unsubscribed: SubscriptionFilter,
+  pong: z.object({}).passthrough(),
+  error: WsError,
+  instance_update: InstanceUpdate,
+  deploy_progress: DeployProgress,
+  rgd_update: RgdUpdate,
+  counts_update: CountsUpdate,
+  violation_update: z.record(z.string(), z.unknown()),
+} as const;
+export type ServerEventType = keyof typeof serverEventData;
+
+export const ServerMessage = z.discriminatedUnion(
+  'type',
+  (Object.keys(serverEventData) as ServerEventType[]).map((type) =>
+    z.object({ type: z.literal(type), timestamp: z.string(), data: serverEventData[type] }),
+  ) as unknown as [z.ZodObject, ...z.ZodObject[]],
+);
+export type ServerMessage = {
+  [K in ServerEventType]: { type: K; timestamp: string; data: z.infer<(typeof serverEventData)[K]> };
+}[ServerEventType];
+
+/** WebSocket close codes the server uses. */
+export const wsCloseCodes = { normal: 1000, goingAway: 1001, policyViolation: 1008, tryAgainLater: 1013 } as const;

@@ -1,0 +1,85 @@
+import { z } from 'zod';
+import { Condition, DeploymentMode, DnsLabel, DnsSubdomain, KindName, Labels, PageQuery, Timestamp, listOf } from './common.js';
+
+export const Health = z.enum(['Healthy', 'Progressing', 'Degraded', 'Unhealthy', 'Unknown']);
+export type Health = z.infer<typeof Health>;
+
+export const InstanceState = z.enum(['IN_PROGRESS', 'ACTIVE', 'DELETING', 'ERROR', '']);
+
+export const Instance = z.object({
+  name: z.string(),
+  namespace: z.string(),
+  isClusterScoped: z.boolean(),
+  project: z.string(),
+  rgdName: z.string(),
+  apiVersion: z.string(),
+  kind: z.string(),
+  spec: z.record(z.string(), z.unknown()),
+  status: z.object({ state: z.string(), conditions: z.array(Condition) }),
+  health: Health,
+  conditions: z.array(Condition),
+  deploymentMode: DeploymentMode,
+  labels: Labels,
+  createdAt: Timestamp,
+  createdBy: z.string(),
+  updatedAt: Timestamp,
+  resourceVersion: z.string(),
+  uid: z.string(),
+  gitCommit: z.string().optional(),
+});
+export type Instance = z.infer<typeof Instance>;
+
+const Values = z.record(z.string(), z.unknown());
+
+/** Form A: `{name, project, values}`; `projectId` and `spec` are accepted aliases. */
+export const CreateInstanceFormA = z
+  .object({
+    name: DnsSubdomain,
+    project: DnsLabel.optional(),
+    projectId: DnsLabel.optional(),
+    values: Values.optional(),
+    spec: Values.optional(),
+    deploymentMode: z.string().optional(),
+  })
+  .refine((b) => b.project !== undefined || b.projectId !== undefined, { message: 'project is required', path: ['project'] });
+export type CreateInstanceFormA = z.infer<typeof CreateInstanceFormA>;
+
+/** Form B: the flat body. */
+export const CreateInstanceFormB = z
+  .object({
+    name: DnsSubdomain,
+    namespace: DnsLabel.optional(),
+    rgdName: DnsSubdomain,
+    projectId: DnsLabel.optional(),
+    project: DnsLabel.optional(),
+    spec: Values.optional(),
+    values: Values.optional(),
+    deploymentMode: z.string().optional(),
+  })
+  .refine((b) => b.project !== undefined || b.projectId !== undefined, { message: 'projectId is required', path: ['projectId'] });
+export type CreateInstanceFormB = z.infer<typeof CreateInstanceFormB>;
+
+export const PatchInstanceRequest = z.object({ spec: Values, resourceVersion: z.string().optional() });
+export type PatchInstanceRequest = z.infer<typeof PatchInstanceRequest>;
+
+export const InstanceSortBy = z.enum(['name', 'namespace', 'kind', 'project', 'health', 'createdAt', 'updatedAt']);
+
+export const InstanceListQuery = z.object({
+  project: z.string().max(63).optional(),
+  namespace: z.string().max(63).optional(),
+  rgdName: z.string().max(253).optional(),
+  kind: z.string().max(63).optional(),
+  health: Health.optional(),
+  search: z.string().max(256).optional(),
+  ...PageQuery,
+  sortBy: InstanceSortBy.default('name'),
+});
+export type InstanceListQuery = z.infer<typeof InstanceListQuery>;
+
+export const InstanceList = listOf(Instance);
+export type InstanceList = z.infer<typeof InstanceList>;
+
+export const NamespacedKindParams = z.object({ namespace: DnsLabel, kind: KindName });
+export const NamespacedInstanceParams = z.object({ namespace: DnsLabel, kind: KindName, name: DnsSubdomain });
+export const ClusterKindParams = z.object({ kind: KindName });
+export const ClusterInstanceParams = z.object({ kind: KindName, name: DnsSubdomain });

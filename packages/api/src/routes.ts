@@ -1,0 +1,125 @@
+import { z } from 'zod';
+import {
+  Account, AccountList, ChangePasswordRequest, CreateAccountRequest, LocalLoginRequest, LoginResponse, OidcCallbackQuery,
+  OidcLoginQuery, SsoProviders, TokenExchangeRequest, Username, WsTicket,
+} from './auth.js';
+import { CountResponse, MessageResponse } from './common.js';
+import { ErrorEnvelope } from './errors.js';
+import { Healthz, Readyz } from './health.js';
+import {
+  ClusterInstanceParams, ClusterKindParams, CreateInstanceFormA, CreateInstanceFormB, Instance, InstanceList,
+  InstanceListQuery, NamespacedInstanceParams, NamespacedKindParams, PatchInstanceRequest,
+} from './instances.js';
+import {
+  Binding, CreateProjectRequest, GroupBindingParams, Project, ProjectList, ProjectNamespaces, ProjectParams, RoleBindings,
+  UpdateProjectRequest, UserBindingParams,
+} from './projects.js';
+import { AccountInfo, CanIParams, CanISummary, CanIValue } from './rbac.js';
+import { RgdDetail, RgdFilters, RgdList, RgdListQuery } from './rgds.js';
+
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+/** Which per-IP rate-limit bucket of §9 a route uses; routes without one fall under the per-user limit. */
+export type RateLimitBucket = 'login' | 'oidcLogin' | 'oidcCallback' | 'ssoProviders' | 'namespaces';
+
+export interface RouteDef {
+  /** Stable operation id: the server's handler key, the OpenAPI operationId and the client's method name source. */
+  id: string;
+  method: HttpMethod;
+  /** OpenAPI-style path, `{param}` placeholders. */
+  path: string;
+  auth: 'none' | 'user';
+  tag: string;
+  summary: string;
+  params?: z.ZodObject;
+  query?: z.ZodObject;
+  body?: z.ZodType;
+  /** Success status and body; `undefined` response means no body (204) or a redirect (302). */
+  status: number;
+  response?: z.ZodType;
+  rateLimit?: RateLimitBucket;
+  /** Enterprise families: answered by the edition gate in OSS. */
+  enterprise?: { feature: string; ossStatus: 402 | 404 };
+}
+
+const r = (def: RouteDef) => def;
+const AccountParams = z.object({ username: Username });
+const EnterpriseRest = z.object({ path: z.string() });
+
+export const routes = [
+  // §2 authentication
+  r({ id: 'localLogin', method: 'POST', path: '/api/v1/auth/local/login', auth: 'none', tag: 'auth', summary: 'Sign in with a local account', body: LocalLoginRequest, status: 200, response: LoginResponse, rateLimit: 'login' }),
+  r({ id: 'oidcLogin', method: 'GET', path: '/api/v1/auth/oidc/login', auth: 'none', tag: 'auth', summary: 'Start an OIDC sign-in (302 to the identity provider)', query: OidcLoginQuery, status: 302, rateLimit: 'oidcLogin' }),
+  r({ id: 'oidcCallback', method: 'GET', path: '/api/v1/auth/oidc/callback', auth: 'none', tag: 'auth', summary: 'OIDC redirect target (302 to redirect?code=)', query: OidcCallbackQuery, status: 302, rateLimit: 'oidcCallback' }),
+  r({ id: 'tokenExchange', method: 'POST', path: '/api/v1/auth/token-exchange', auth: 'none', tag: 'auth', summary: 'Exchange a one-time code for a session token', body: TokenExchangeRequest, status: 200, response: LoginResponse, rateLimit: 'login' }),
+  r({ id: 'logout', method: 'POST', path: '/api/v1/auth/logout', auth: 'user', tag: 'auth', summary: 'Revoke the current token and clear the cookie', status: 200, response: MessageResponse }),
+  r({ id: 'ssoProviders', method: 'GET', path: '/api/v1/settings/sso/providers', auth: 'none', tag: 'auth', summary: 'Sign-in options (Form A)', status: 200, response: SsoProviders, rateLimit: 'ssoProviders' }),
+  r({ id: 'oidcProviders', method: 'GET', path: '/api/v1/auth/oidc/providers', auth: 'none', tag: 'auth', summary: 'Sign-in options (Form B)', status: 200, response: SsoProviders, rateLimit: 'ssoProviders' }),
+  r({ id: 'wsTicket', method: 'POST', path: '/api/v1/ws/ticket', auth: 'user', tag: 'auth', summary: 'Issue a single-use WebSocket ticket (30 s)', status: 200, response: WsTicket }),
+  // §2.1 local accounts
+  r({ id: 'listAccounts', method: 'GET', path: '/api/v1/accounts', auth: 'user', tag: 'accounts', summary: 'List local accounts (Server Admin)', status: 200, response: AccountList }),
+  r({ id: 'createAccount', method: 'POST', path: '/api/v1/accounts', auth: 'user', tag: 'accounts', summary: 'Create a local account (Server Admin)', body: CreateAccountRequest, status: 201, response: Account }),
+  r({ id: 'deleteAccount', method: 'DELETE', path: '/api/v1/accounts/{username}', auth: 'user', tag: 'accounts', summary: 'Delete a local account (Server Admin); its tokens stop working', params: AccountParams, status: 204 }),
+  r({ id: 'changePassword', method: 'PUT', path: '/api/v1/account/password', auth: 'user', tag: 'accounts', summary: 'Change the caller\'s local password; earlier tokens stop working', body: ChangePasswordRequest, status: 200, response: MessageResponse }),
+  // §5 account and can-i
+  r({ id: 'getAccount', method: 'GET', path: '/api/v1/account', auth: 'user', tag: 'account', summary: 'The caller (Form A)', status: 200, response: AccountInfo }),
+  r({ id: 'getAccountInfo', method: 'GET', path: '/api/v1/account/info', auth: 'user', tag: 'account', summary: 'The caller (Form B)', status: 200, response: AccountInfo }),
+  r({ id: 'canISummary', method: 'GET', path: '/api/v1/account/can-i', auth: 'user', tag: 'account', summary: 'The caller\'s permission summary (Form A)', status: 200, response: CanISummary }),
+  r({ id: 'canI', method: 'GET', path: '/api/v1/account/can-i/{resource}/{action}/{object}', auth: 'user', tag: 'account', summary: 'May the caller do this? (Form B; a "no" is 200)', params: CanIParams, status: 200, response: CanIValue }),
+  // §3 catalog
+  r({ id: 'listRgds', method: 'GET', path: '/api/v1/rgds', auth: 'user', tag: 'rgds', summary: 'List catalog RGDs the caller may see', query: RgdListQuery, status: 200, response: RgdList }),
+  r({ id: 'countRgds', method: 'GET', path: '/api/v1/rgds/count', auth: 'user', tag: 'rgds', summary: 'Count catalog RGDs the caller may see', status: 200, response: CountResponse }),
+  r({ id: 'rgdFilters', method: 'GET', path: '/api/v1/rgds/filters', auth: 'user', tag: 'rgds', summary: 'Filter values over what the caller may see', status: 200, response: RgdFilters }),
+  r({ id: 'getRgd', method: 'GET', path: '/api/v1/rgds/{name}', auth: 'user', tag: 'rgds', summary: 'One RGD with its values schema', params: z.object({ name: z.string().min(1).max(253) }), status: 200, response: RgdDetail }),
+  // §4 projects
+  r({ id: 'listProjects', method: 'GET', path: '/api/v1/projects', auth: 'user', tag: 'projects', summary: 'Projects the caller may see', status: 200, response: ProjectList }),
+  r({ id: 'createProject', method: 'POST', path: '/api/v1/projects', auth: 'user', tag: 'projects', summary: 'Create a project', body: CreateProjectRequest, status: 201, response: Project }),
+  r({ id: 'getProject', method: 'GET', path: '/api/v1/projects/{name}', auth: 'user', tag: 'projects', summary: 'One project', params: ProjectParams, status: 200, response: Project }),
+  r({ id: 'updateProject', method: 'PUT', path: '/api/v1/projects/{name}', auth: 'user', tag: 'projects', summary: 'Update a project (needs the current resourceVersion)', params: ProjectParams, body: UpdateProjectRequest, status: 200, response: Project }),
+  r({ id: 'deleteProject', method: 'DELETE', path: '/api/v1/projects/{name}', auth: 'user', tag: 'projects', summary: 'Delete a project', params: ProjectParams, status: 204 }),
+  r({ id: 'projectNamespaces', method: 'GET', path: '/api/v1/projects/{name}/namespaces', auth: 'user', tag: 'projects', summary: 'Real namespaces matching the project\'s destinations', params: ProjectParams, status: 200, response: ProjectNamespaces, rateLimit: 'namespaces' }),
+  r({ id: 'bindUser', method: 'POST', path: '/api/v1/projects/{name}/roles/{role}/users/{user}', auth: 'user', tag: 'projects', summary: 'Bind a user to a role', params: UserBindingParams, status: 201, response: Binding }),
+  r({ id: 'unbindUser', method: 'DELETE', path: '/api/v1/projects/{name}/roles/{role}/users/{user}', auth: 'user', tag: 'projects', summary: 'Unbind a user from a role', params: UserBindingParams, status: 204 }),
+  r({ id: 'bindGroup', method: 'POST', path: '/api/v1/projects/{name}/roles/{role}/groups/{group}', auth: 'user', tag: 'projects', summary: 'Bind a group to a role', params: GroupBindingParams, status: 201, response: Binding }),
+  r({ id: 'unbindGroup', method: 'DELETE', path: '/api/v1/projects/{name}/roles/{role}/groups/{group}', auth: 'user', tag: 'projects', summary: 'Unbind a group from a role', params: GroupBindingParams, status: 204 }),
+  r({ id: 'roleBindings', method: 'GET', path: '/api/v1/projects/{name}/role-bindings', auth: 'user', tag: 'projects', summary: 'Every binding of the project', params: ProjectParams, status: 200, response: RoleBindings }),
+  // §6 instances
+  r({ id: 'listInstances', method: 'GET', path: '/api/v1/instances', auth: 'user', tag: 'instances', summary: 'Instances the caller may see', query: InstanceListQuery, status: 200, response: InstanceList }),
+  r({ id: 'countInstances', method: 'GET', path: '/api/v1/instances/count', auth: 'user', tag: 'instances', summary: 'Count instances the caller may see', status: 200, response: CountResponse }),
+  r({ id: 'createInstance', method: 'POST', path: '/api/v1/instances', auth: 'user', tag: 'instances', summary: 'Create an instance (Form B, flat body)', body: CreateInstanceFormB, status: 201, response: Instance }),
+  r({ id: 'createNamespacedInstance', method: 'POST', path: '/api/v1/namespaces/{namespace}/instances/{kind}', auth: 'user', tag: 'instances', summary: 'Create an instance of a namespaced kind (Form A)', params: NamespacedKindParams, body: CreateInstanceFormA, status: 201, response: Instance }),
+  r({ id: 'createClusterInstance', method: 'POST', path: '/api/v1/instances/_/{kind}', auth: 'user', tag: 'instances', summary: 'Create an instance of a cluster-scoped kind (Form A)', params: ClusterKindParams, body: CreateInstanceFormA, status: 201, response: Instance }),
+  r({ id: 'getNamespacedInstance', method: 'GET', path: '/api/v1/namespaces/{namespace}/instances/{kind}/{name}', auth: 'user', tag: 'instances', summary: 'One instance', params: NamespacedInstanceParams, status: 200, response: Instance }),
+  r({ id: 'patchNamespacedInstance', method: 'PATCH', path: '/api/v1/namespaces/{namespace}/instances/{kind}/{name}', auth: 'user', tag: 'instances', summary: 'Merge-patch an instance spec', params: NamespacedInstanceParams, body: PatchInstanceRequest, status: 200, response: Instance }),
+  r({ id: 'deleteNamespacedInstance', method: 'DELETE', path: '/api/v1/namespaces/{namespace}/instances/{kind}/{name}', auth: 'user', tag: 'instances', summary: 'Delete an instance', params: NamespacedInstanceParams, status: 200, response: Instance }),
+  r({ id: 'getClusterInstance', method: 'GET', path: '/api/v1/instances/_/{kind}/{name}', auth: 'user', tag: 'instances', summary: 'One cluster-scoped instance', params: ClusterInstanceParams, status: 200, response: Instance }),
+  r({ id: 'patchClusterInstance', method: 'PATCH', path: '/api/v1/instances/_/{kind}/{name}', auth: 'user', tag: 'instances', summary: 'Merge-patch a cluster-scoped instance spec', params: ClusterInstanceParams, body: PatchInstanceRequest, status: 200, response: Instance }),
+  r({ id: 'deleteClusterInstance', method: 'DELETE', path: '/api/v1/instances/_/{kind}/{name}', auth: 'user', tag: 'instances', summary: 'Delete a cluster-scoped instance', params: ClusterInstanceParams, status: 200, response: Instance }),
+  // §8 enterprise families (OSS answers)
+  r({ id: 'compliance', method: 'GET', path: '/api/v1/compliance/{path}', auth: 'user', tag: 'enterprise', summary: 'Compliance (Enterprise; 402 in OSS)', params: EnterpriseRest, status: 200, enterprise: { feature: 'compliance', ossStatus: 402 } }),
+  r({ id: 'audit', method: 'GET', path: '/api/v1/audit/{path}', auth: 'user', tag: 'enterprise', summary: 'Audit log (Enterprise; 402 in OSS)', params: EnterpriseRest, status: 200, enterprise: { feature: 'audit', ossStatus: 402 } }),
+  r({ id: 'auditSettings', method: 'GET', path: '/api/v1/settings/audit/{path}', auth: 'user', tag: 'enterprise', summary: 'Audit settings (Enterprise; 402 in OSS)', params: EnterpriseRest, status: 200, enterprise: { feature: 'audit', ossStatus: 402 } }),
+  r({ id: 'categories', method: 'GET', path: '/api/v1/categories/{path}', auth: 'user', tag: 'enterprise', summary: 'Category management (Enterprise; 402 in OSS)', params: EnterpriseRest, status: 200, enterprise: { feature: 'categories', ossStatus: 402 } }),
+  r({ id: 'license', method: 'GET', path: '/api/v1/license', auth: 'user', tag: 'enterprise', summary: 'License (Enterprise; 402 in OSS)', status: 200, enterprise: { feature: 'license', ossStatus: 402 } }),
+  r({ id: 'gatekeeper', method: 'GET', path: '/api/v1/gatekeeper/{path}', auth: 'user', tag: 'enterprise', summary: 'Gatekeeper (Enterprise; 404 in OSS)', params: EnterpriseRest, status: 200, enterprise: { feature: 'gatekeeper', ossStatus: 404 } }),
+  r({ id: 'eeViews', method: 'GET', path: '/api/v1/ee/views', auth: 'user', tag: 'enterprise', summary: 'Enterprise views (404 in OSS)', status: 200, enterprise: { feature: 'views', ossStatus: 404 } }),
+  // §10 operations
+  r({ id: 'healthz', method: 'GET', path: '/healthz', auth: 'none', tag: 'operations', summary: 'Liveness', status: 200, response: Healthz }),
+  r({ id: 'readyz', method: 'GET', path: '/readyz', auth: 'none', tag: 'operations', summary: 'Readiness: Redis, the cluster (and PostgreSQL in Enterprise)', status: 200, response: Readyz }),
+] as const satisfies readonly RouteDef[];
+
+export type RouteId = (typeof routes)[number]['id'];
+export const routeById = Object.fromEntries(routes.map((rt) => [rt.id, rt])) as { [K in RouteId]: Extract<(typeof routes)[number], { id: K }> };
+
+/** Enterprise path prefixes of §8 with the OSS answer for each. */
+export const enterpriseFamilies = [
+  { prefix: '/api/v1/compliance', feature: 'compliance', ossStatus: 402 },
+  { prefix: '/api/v1/audit', feature: 'audit', ossStatus: 402 },
+  { prefix: '/api/v1/settings/audit', feature: 'audit', ossStatus: 402 },
+  { prefix: '/api/v1/categories', feature: 'categories', ossStatus: 402 },
+  { prefix: '/api/v1/license', feature: 'license', ossStatus: 402 },
+  { prefix: '/api/v1/gatekeeper', feature: 'gatekeeper', ossStatus: 404 },
+  { prefix: '/api/v1/ee/views', feature: 'views', ossStatus: 404 },
+] as const;
+
+export { ErrorEnvelope };

@@ -1,0 +1,98 @@
+/**
+ * The Cluster port: a small slice of the Kubernetes API, with its semantics (resourceVersion, merge patch,
+ * watch from a version, 410 Gone), so the embedded and Kubernetes adapters are interchangeable.
+ * Adapters throw PorticoError: NOT_FOUND (absent), CONFLICT (exists / stale resourceVersion),
+ * SERVICE_UNAVAILABLE (API unreachable).
+ */
+export interface ObjectMeta {
+  name: string;
+  namespace?: string;
+  uid?: string;
+  resourceVersion?: string;
+  generation?: number;
+  creationTimestamp?: string;
+  deletionTimestamp?: string;
+  finalizers?: string[];
+  labels?: Record<string, string>;
+  annotations?: Record<string, string>;
+}
+
+export interface KubeObject {
+  apiVersion: string;
+  kind: string;
+  metadata: ObjectMeta;
+  // Kubernetes objects are open-ended: spec/status/data vary by kind.
+  spec?: any;
+  status?: any;
+  data?: Record<string, string>;
+  type?: string;
+  [key: string]: unknown;
+}
+
+export interface ResourceRef {
+  group: string; // '' for the core group
+  version: string;
+  kind: string;
+  plural: string;
+  namespaced: boolean;
+}
+
+export const apiVersionOf = (ref: ResourceRef) => (ref.group ? `${ref.group}/${ref.version}` : ref.version);
+export const refKey = (ref: ResourceRef) => `${ref.plural}.${ref.group}/${ref.version}`;
+
+/** The resources Portico itself uses; instance kinds come from RGDs at run time. */
+export const resources = {
+  rgd: { group: 'kro.run', version: 'v1alpha1', kind: 'ResourceGraphDefinition', plural: 'resourcegraphdefinitions', namespaced: false },
+  project: { group: 'portico.dev', version: 'v1alpha1', kind: 'Project', plural: 'projects', namespaced: true },
+  secret: { group: '', version: 'v1', kind: 'Secret', plural: 'secrets', namespaced: true },
+  namespace: { group: '', version: 'v1', kind: 'Namespace', plural: 'namespaces', namespaced: false },
+} as const satisfies Record<string, ResourceRef>;
+
+export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK';
+export interface WatchEvent {
+  type: WatchEventType;
+  object: KubeObject;
+}
+
+export interface WatchHandlers {
+  onEvent(event: WatchEvent): void;
+  /**
+   * The watch ended and will not deliver more. `gone` means the resourceVersion is too old (HTTP 410):
+   * the consumer must relist. Any other error: the consumer restarts with backoff from its last version.
+   */
+  onError(error: { gone: boolean; message: string }): void;
+}
+
+export interface Disposable {
+  close(): void;
+}
+
+export interface ListOptions {
+  namespace?: string;
+  labelSelector?: string; // `key=value,key2=value2` equality selectors only
+}
+
+export interface ComponentHealth {
+  ok: boolean;
+  message?: string;
+}
+
+export interface Cluster {
+  list(ref: ResourceRef, opts?: ListOptions): Promise<{ items: KubeObject[]; resourceVersion: string }>;
+  get(ref: ResourceRef, name: string, namespace?: string): Promise<KubeObject | undefined>;
+  /** CONFLICT if it exists. Sets uid, resourceVersion, generation, creationTimestamp. */
+  create(ref: ResourceRef, obj: KubeObject): Promise<KubeObject>;
+  /**
+   * RFC 7386 merge patch of the whole object (metadata.labels/annotations, spec). With `resourceVersion`,
+   * CONFLICT when the stored version differs. A spec change bumps metadata.generation.
+   */
+  patch(ref: ResourceRef, name: string, patch: Record<string, unknown>, opts?: { namespace?: string; resourceVersion?: string }): Promise<KubeObject>;
+  /** NOT_FOUND if absent. An object with finalizers gets deletionTimestamp and stays until they are removed. */
+  delete(ref: ResourceRef, name: string, namespace?: string): Promise<void>;
+  /** Events after `resourceVersion` (from a list), all namespaces unless `namespace` is given. */
+  watch(ref: ResourceRef, opts: { namespace?: string; resourceVersion: string }, handlers: WatchHandlers): Disposable;
+  /** Plural and scope of a kind (Kubernetes discovery); undefined when the API does not serve it. */
+  discover(group: string, version: string, kind: string): Promise<ResourceRef | undefined>;
+  health(): ComponentHealth;
+  close(): Promise<void>;
+}

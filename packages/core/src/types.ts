@@ -1,0 +1,146 @@
+import type * as api from '@portico/api';
+import type { Actor } from './actor.js';
+import type { Cluster, ComponentHealth, Disposable, KubeObject } from './ports/cluster.js';
+import type { KeyValue } from './ports/keyvalue.js';
+import type { PorticoConfig } from './config.js';
+import type { Logger } from './logger.js';
+
+/** Per-request facts the domain needs from the transport (never the transport itself). */
+export interface RequestContext {
+  ip: string;
+  requestId?: string;
+}
+
+/**
+ * The authorization engine (rbac module). Every decision goes through Casbin; these are synchronous reads of
+ * an index that is rebuilt and swapped atomically on policy change.
+ */
+export interface Authorizer {
+  /** `object` as in contract §5, e.g. `instances/alpha/dev/WebApp/shop`, `projects/alpha/members`, `rgds/alpha/db/postgres`. */
+  can(actor: Actor, action: string, object: string): boolean;
+  isServerAdmin(actor: Actor): boolean;
+  /** Global Casbin roles the actor holds (e.g. `role:serveradmin`). */
+  globalRoles(actor: Actor): string[];
+  /** Projects in which the actor holds at least one role, sorted. */
+  memberProjects(actor: Actor): string[];
+  /** Role names the actor holds in `project` (through user or group bindings), in the project's role order. */
+  rolesIn(actor: Actor, project: string): string[];
+  /** Resolves when the initial policy set is built. */
+  ready(): Promise<void>;
+  onChange(listener: () => void): Disposable;
+}
+
+export interface AuthService {
+  localLogin(input: api.LocalLoginRequest, ctx: RequestContext): Promise<api.LoginResponse>;
+  /** Verifies signature, alg, issuer, audience, expiry, revocation; throws UNAUTHORIZED. */
+  verifyToken(token: string): Promise<Actor>;
+  logout(actor: Actor): Promise<api.MessageResponse>;
+  issueTicket(actor: Actor): Promise<api.WsTicket>;
+  /** Single use; throws UNAUTHORIZED when unknown, used or expired. */
+  redeemTicket(ticket: string): Promise<Actor>;
+  tokenExchange(input: api.TokenExchangeRequest, ctx: RequestContext): Promise<api.LoginResponse>;
+  ssoProviders(): api.SsoProviders;
+  /** The identity provider URL to redirect the browser to. */
+  oidcLogin(query: api.OidcLoginQuery, ctx: RequestContext): Promise<string>;
+  /** Where to send the browser back to (`redirect?code=` or `?error=`). */
+  oidcCallback(query: api.OidcCallbackQuery, ctx: RequestContext): Promise<string>;
+  /** The `user` object of login responses, from current policy. */
+  describe(actor: Actor): api.User;
+}
+
+export interface AccountsService {
+  list(actor: Actor): Promise<api.AccountList>;
+  create(actor: Actor, input: api.CreateAccountRequest): Promise<api.Account>;
+  delete(actor: Actor, username: string): Promise<void>;
+  changePassword(actor: Actor, input: api.ChangePasswordRequest): Promise<api.MessageResponse>;
+}
+
+export interface CatalogService {
+  list(actor: Actor, query: api.RgdListQuery): api.RgdList;
+  get(actor: Actor, name: string): api.RgdDetail;
+  count(actor: Actor): api.CountResponse;
+  filters(actor: Actor): api.RgdFilters;
+}
+
+export interface ProjectsService {
+  list(actor: Actor): api.ProjectList;
+  create(actor: Actor, input: api.CreateProjectRequest): Promise<api.Project>;
+  get(actor: Actor, name: string): api.Project;
+  update(actor: Actor, name: string, input: api.UpdateProjectRequest): Promise<api.Project>;
+  delete(actor: Actor, name: string): Promise<void>;
+  namespaces(actor: Actor, name: string): Promise<api.ProjectNamespaces>;
+  bind(actor: Actor, name: string, role: string, type: api.BindingType, subject: string): Promise<api.Binding>;
+  unbind(actor: Actor, name: string, role: string, type: api.BindingType, subject: string): Promise<void>;
+  roleBindings(actor: Actor, name: string): api.RoleBindings;
+}
+
+export interface AccessService {
+  canISummary(actor: Actor): api.CanISummary;
+  canI(actor: Actor, params: api.CanIParams): api.CanIValue;
+  accountInfo(actor: Actor): api.AccountInfo;
+}
+
+/** Where an instance lives: `namespace` is '' for cluster-scoped kinds. */
+export interface InstanceKey {
+  namespace: string;
+  kind: string;
+  name: string;
+}
+
+export interface CreateInstanceInput {
+  name: string;
+  /** '' for a cluster-scoped kind. */
+  namespace: string;
+  project: string;
+  /** From the path (Form A) or derived from rgdName (Form B). */
+  kind?: string;
+  rgdName?: string;
+  values: Record<string, unknown>;
+  deploymentMode?: string;
+}
+
+export interface InstancesService {
+  create(actor: Actor, input: CreateInstanceInput): Promise<api.Instance>;
+  list(actor: Actor, query: api.InstanceListQuery): api.InstanceList;
+  count(actor: Actor): api.CountResponse;
+  get(actor: Actor, key: InstanceKey): api.Instance;
+  patch(actor: Actor, key: InstanceKey, input: api.PatchInstanceRequest): Promise<api.Instance>;
+  delete(actor: Actor, key: InstanceKey): Promise<api.Instance>;
+}
+
+/** A domain event before per-subscriber filtering; `object` is the RBAC object a receiver must be able to `get`. */
+export interface DomainEvent {
+  type: 'instance_update' | 'deploy_progress' | 'rgd_update' | 'counts_changed';
+  /** RBAC object for instance events; for rgd events the catalog decides visibility. */
+  object?: string;
+  project?: string;
+  namespace?: string;
+  name?: string;
+  data: unknown;
+}
+
+export interface EventsService {
+  /** Every event from every replica, exactly once per process. */
+  onEvent(listener: (event: DomainEvent) => void): Disposable;
+  publish(event: DomainEvent): Promise<void>;
+}
+
+export interface Portico {
+  config: PorticoConfig;
+  logger: Logger;
+  cluster: Cluster;
+  kv: KeyValue;
+  authz: Authorizer;
+  auth: AuthService;
+  accounts: AccountsService;
+  catalog: CatalogService;
+  projects: ProjectsService;
+  access: AccessService;
+  instances: InstancesService;
+  events: EventsService;
+  readiness(): Promise<api.Readyz>;
+  /** Stops informers, controllers, connections. */
+  stop(): Promise<void>;
+}
+
+export type { Actor, Cluster, KeyValue, ComponentHealth, KubeObject, Disposable };
