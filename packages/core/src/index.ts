@@ -5,3 +5,4 @@ export * from './logger.js';
 export * from './ports/cluster.js';
 export * from './ports/keyvalue.js';
 export * from './types.js';
+export * from './cluster/informer-types.js';
