@@ -1,0 +1,258 @@
+import { randomUUID } from 'node:crypto';
+import { badRequest, conflict, notFound, unavailable } from '../../errors.js';
+import { apiVersionOf, refKey, type KubeObject, type ObjectMeta, type ResourceRef } from '../../ports/cluster.js';
+import type { FileStore } from './file-store.js';
+import { clone, deepEqual, isObject, mergePatch, toJson } from './json.js';
+import { parseLabelSelector } from './label-selector.js';
+import type { WatchHub } from './watch-hub.js';
+
+/**
+ * The in-process object store with Kubernetes semantics: one global resourceVersion counter, generation
+ * bumps on spec changes, finalizers that hold a deletion back, and an event per change. Mutations run one at
+ * a time and are durable (when a FileStore is given) before they are visible or acknowledged.
+ */
+export interface ObjectStore {
+  readonly resourceVersion: () => number;
+  refs(): ResourceRef[];
+  all(ref: ResourceRef): KubeObject[];
+  list(ref: ResourceRef, opts?: { namespace?: string; labelSelector?: string }): KubeObject[];
+  get(ref: ResourceRef, name: string, namespace?: string): KubeObject | undefined;
+  create(ref: ResourceRef, obj: KubeObject): Promise<KubeObject>;
+  patch(ref: ResourceRef, name: string, patch: Record<string, unknown>, opts?: { namespace?: string; resourceVersion?: string }): Promise<KubeObject>;
+  /** Like `kubectl apply` of a full object: replaces everything but status and server-set metadata. */
+  replace(ref: ResourceRef, obj: KubeObject): Promise<KubeObject>;
+  delete(ref: ResourceRef, name: string, namespace?: string): Promise<void>;
+  /** Called synchronously after every committed change (the simulated controller wakes on it). */
+  onChange(listener: (ref: ResourceRef, object: KubeObject) => void): () => void;
+  /** Waits for in-flight mutations; later mutations fail. */
+  close(): Promise<void>;
+}
+
+const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+
+/** Server-owned metadata that a patch or an apply cannot change. */
+const SERVER_FIELDS = ['name', 'namespace', 'uid', 'resourceVersion', 'creationTimestamp', 'generation', 'deletionTimestamp'] as const;
+
+interface RefObjects {
+  ref: ResourceRef;
+  objects: Map<string, KubeObject>;
+}
+
+const keyOf = (name: string, namespace?: string) => (namespace ? `${namespace}/${name}` : name);
+
+export function createObjectStore(opts: {
+  watchHub: WatchHub;
+  fileStore?: FileStore;
+  now: () => Date;
+  initial: { objects: { ref: ResourceRef; object: KubeObject }[]; resourceVersion: number };
+}): ObjectStore {
+  const { watchHub, fileStore } = opts;
+  const byRef = new Map<string, RefObjects>();
+  const listeners = new Set<(ref: ResourceRef, object: KubeObject) => void>();
+  let counter = opts.initial.resourceVersion;
+  let queue: Promise<unknown> = Promise.resolve();
+  let closed = false;
+
+  const refObjects = (ref: ResourceRef): RefObjects => {
+    const key = refKey(ref);
+    let entry = byRef.get(key);
+    if (!entry) {
+      entry = { ref: { ...ref }, objects: new Map() };
+      byRef.set(key, entry);
+    }
+    return entry;
+  };
+
+  for (const { ref, object } of opts.initial.objects) {
+    refObjects(ref).objects.set(keyOf(object.metadata.name, object.metadata.namespace), object);
+  }
+
+  const timestamp = () => opts.now().toISOString().replace(/\.\d{3}Z$/, 'Z');
+
+  /** Namespaced refs need a namespace; cluster-scoped ones ignore any given (as the API server does). */
+  const scope = (ref: ResourceRef, namespace: string | undefined): string | undefined => {
+    if (!ref.namespaced) return undefined;
+    if (!namespace) throw badRequest(`${ref.kind} is namespaced: a namespace is required`, { kind: ref.kind });
+    if (!DNS_LABEL.test(namespace) || namespace.length > 63) throw badRequest(`invalid namespace "${namespace}"`, { field: 'metadata.namespace' });
+    return namespace;
+  };
+
+  const find = (ref: ResourceRef, name: string, namespace?: string) => byRef.get(refKey(ref))?.objects.get(keyOf(name, scope(ref, namespace)));
+
+  /** Runs mutations one at a time, so read-check-write sequences are atomic and files match memory. */
+  const serialize = <T>(fn: () => Promise<T>): Promise<T> => {
+    if (closed) return Promise.reject(unavailable('embedded cluster', 1));
+    const run = queue.then(fn, fn);
+    queue = run.catch(() => undefined);
+    return run;
+  };
+
+  const persist = async (ref: ResourceRef, object: KubeObject, removed: boolean) => {
+    if (!fileStore) return;
+    try {
+      await Promise.all([
+        removed ? fileStore.removeObject(ref, object) : fileStore.writeObject(ref, object),
+        fileStore.writeCounter(counter),
+      ]);
+    } catch (err) {
+      throw unavailable('embedded cluster storage', 1, err);
+    }
+  };
+
+  /** Assigns the next version, makes the change durable, then visible, then announces it. */
+  const commit = async (ref: ResourceRef, next: KubeObject, type: 'ADDED' | 'MODIFIED' | 'DELETED') => {
+    const previousCounter = counter;
+    counter += 1;
+    next.metadata.resourceVersion = String(counter);
+    try {
+      await persist(ref, next, type === 'DELETED');
+    } catch (err) {
+      counter = previousCounter;
+      throw err;
+    }
+    const objects = refObjects(ref).objects;
+    const key = keyOf(next.metadata.name, next.metadata.namespace);
+    if (type === 'DELETED') objects.delete(key);
+    else objects.set(key, next);
+    watchHub.record(ref, type, next);
+    for (const listener of listeners) listener(ref, next);
+    return clone(next);
+  };
+
+  const checkKind = (ref: ResourceRef, obj: KubeObject) => {
+    const apiVersion = apiVersionOf(ref);
+    if ((obj.apiVersion && obj.apiVersion !== apiVersion) || (obj.kind && obj.kind !== ref.kind)) {
+      throw badRequest(`object is ${obj.apiVersion} ${obj.kind}, expected ${apiVersion} ${ref.kind}`);
+    }
+  };
+
+  /** After a patch: keep server-owned fields, then settle generation and a pending deletion. */
+  const finishUpdate = async (ref: ResourceRef, current: KubeObject, next: KubeObject): Promise<KubeObject> => {
+    next.apiVersion = current.apiVersion;
+    next.kind = current.kind;
+    const meta: ObjectMeta = isObject(next.metadata) ? (next.metadata as ObjectMeta) : { name: current.metadata.name };
+    for (const field of SERVER_FIELDS) {
+      if (current.metadata[field] === undefined) delete meta[field];
+      else (meta as unknown as Record<string, unknown>)[field] = current.metadata[field];
+    }
+    next.metadata = meta;
+    if (Array.isArray(meta.finalizers) && meta.finalizers.length === 0) delete meta.finalizers;
+    if (!deepEqual(current.spec, next.spec)) meta.generation = (current.metadata.generation ?? 1) + 1;
+    if (deepEqual(current, next)) return clone(current); // a no-op write changes nothing, as in Kubernetes
+    if (meta.deletionTimestamp && !meta.finalizers?.length) return commit(ref, next, 'DELETED');
+    return commit(ref, next, 'MODIFIED');
+  };
+
+  const mustFind = (ref: ResourceRef, name: string, namespace?: string) => {
+    const current = find(ref, name, namespace);
+    if (!current) throw notFound(ref.kind, namespace && ref.namespaced ? `${namespace}/${name}` : name);
+    return current;
+  };
+
+  return {
+    resourceVersion: () => counter,
+
+    refs: () => [...byRef.values()].map((e) => ({ ...e.ref })),
+
+    all: (ref) => [...(byRef.get(refKey(ref))?.objects.values() ?? [])].map(clone),
+
+    list(ref, { namespace, labelSelector } = {}) {
+      const selects = parseLabelSelector(labelSelector);
+      const ns = ref.namespaced && namespace ? scope(ref, namespace) : undefined;
+      return [...(byRef.get(refKey(ref))?.objects.values() ?? [])]
+        .filter((o) => (!ns || o.metadata.namespace === ns) && selects(o.metadata.labels))
+        .sort((a, b) => keyOf(a.metadata.name, a.metadata.namespace).localeCompare(keyOf(b.metadata.name, b.metadata.namespace)))
+        .map(clone);
+    },
+
+    get(ref, name, namespace) {
+      const found = find(ref, name, namespace);
+      return found && clone(found);
+    },
+
+    create(ref, input) {
+      return serialize(async () => {
+        if (!isObject(input) || !isObject(input.metadata)) throw badRequest('object metadata is required');
+        const obj = toJson(input);
+        checkKind(ref, obj);
+        const { name } = obj.metadata;
+        if (typeof name !== 'string' || !DNS_SUBDOMAIN.test(name) || name.length > 253) {
+          throw badRequest(`invalid name "${String(name)}": lower-case letters, digits, '-' and '.'`, { field: 'metadata.name' });
+        }
+        const namespace = scope(ref, obj.metadata.namespace);
+        if (find(ref, name, namespace)) {
+          throw conflict(`${ref.kind} "${keyOf(name, namespace)}" already exists`, { reason: 'AlreadyExists', kind: ref.kind, name });
+        }
+        const { resourceVersion: _rv, deletionTimestamp: _dt, namespace: _ns, ...meta } = obj.metadata;
+        const created: KubeObject = {
+          ...obj,
+          apiVersion: apiVersionOf(ref),
+          kind: ref.kind,
+          metadata: {
+            ...meta,
+            name,
+            ...(namespace ? { namespace } : {}),
+            uid: randomUUID(),
+            generation: 1,
+            creationTimestamp: timestamp(),
+          },
+        };
+        if (!created.metadata.finalizers?.length) delete created.metadata.finalizers;
+        return commit(ref, created, 'ADDED');
+      });
+    },
+
+    patch(ref, name, patch, { namespace, resourceVersion } = {}) {
+      return serialize(async () => {
+        if (!isObject(patch)) throw badRequest('a merge patch must be a JSON object');
+        const current = mustFind(ref, name, namespace);
+        if (resourceVersion && resourceVersion !== current.metadata.resourceVersion) {
+          throw conflict(`${ref.kind} "${name}" was modified: resourceVersion ${resourceVersion} is stale`, {
+            reason: 'Conflict',
+            kind: ref.kind,
+            name,
+            resourceVersion: current.metadata.resourceVersion,
+          });
+        }
+        const next = mergePatch(clone(current), toJson(patch)) as KubeObject;
+        return finishUpdate(ref, current, next);
+      });
+    },
+
+    replace(ref, input) {
+      return serialize(async () => {
+        const obj = toJson(input);
+        const current = mustFind(ref, obj.metadata.name, obj.metadata.namespace);
+        const next: KubeObject = { ...obj, metadata: { ...current.metadata, ...obj.metadata } };
+        if (current.status !== undefined) next.status = clone(current.status);
+        else delete next.status;
+        return finishUpdate(ref, current, next);
+      });
+    },
+
+    delete(ref, name, namespace) {
+      return serialize(async () => {
+        const current = mustFind(ref, name, namespace);
+        if (current.metadata.deletionTimestamp) return; // already terminating
+        if (current.metadata.finalizers?.length) {
+          const next = clone(current);
+          next.metadata.deletionTimestamp = timestamp();
+          await commit(ref, next, 'MODIFIED');
+          return;
+        }
+        await commit(ref, clone(current), 'DELETED');
+      });
+    },
+
+    onChange(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+
+    async close() {
+      closed = true;
+      await queue;
+    },
+  };
+}

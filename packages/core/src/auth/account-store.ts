@@ -1,0 +1,181 @@
+import { badRequest, conflict, notFound } from '../errors.js';
+import type { Logger } from '../logger.js';
+import { ADMIN_SECRET, adminFromSecret, adminPasswordChanges } from './local-admin.js';
+import { ADMIN_USERNAME, cutOffAfter, type LocalAccount } from './local-account.js';
+import type { SecretData, SecretStore } from './secrets.js';
+
+/** The Secret holding every local account but the admin: one key per username, JSON `{hash, groups, createdAt, tokensValidAfter?}`. */
+export const ACCOUNTS_SECRET = 'portico-accounts';
+
+/**
+ * Local accounts (admin included) over their two secrets, with an in-memory copy so token verification does
+ * not read the cluster on every request. The copy is re-read when older than `refreshMs`; writes made
+ * through this store replace it at once, so a deletion or password change here applies to the next request.
+ */
+export interface AccountStore {
+  /** From the in-memory copy (at most `refreshMs` stale): the token-verification path. */
+  cached(username: string): Promise<LocalAccount | undefined>;
+  /** Re-read from the cluster first: sign-in and account changes. */
+  fresh(username: string): Promise<LocalAccount | undefined>;
+  /** Fresh, admin first, then by username. */
+  list(): Promise<LocalAccount[]>;
+  /** CONFLICT if the username exists (the admin's included). */
+  create(input: { username: string; hash: string; groups: string[] }): Promise<LocalAccount>;
+  /** NOT_FOUND if absent; the admin cannot be removed (BAD_REQUEST). */
+  remove(username: string): Promise<void>;
+  /** Replaces the hash if it is still `currentHash` (CONFLICT otherwise) and cuts off earlier tokens. */
+  setPassword(username: string, currentHash: string, newHash: string): Promise<LocalAccount>;
+}
+
+interface StoredAccount {
+  hash: string;
+  groups: string[];
+  createdAt: string;
+  tokensValidAfter?: string;
+}
+
+const isStringArray = (v: unknown): v is string[] => Array.isArray(v) && v.every((s) => typeof s === 'string');
+
+function parseAccount(username: string, raw: Buffer | undefined): LocalAccount | undefined {
+  if (!raw?.length) return undefined;
+  try {
+    const v = JSON.parse(raw.toString('utf8')) as Partial<StoredAccount>;
+    if (typeof v.hash !== 'string' || !v.hash) return undefined;
+    return {
+      username,
+      hash: v.hash,
+      groups: isStringArray(v.groups) ? v.groups : [],
+      createdAt: typeof v.createdAt === 'string' ? v.createdAt : new Date(0).toISOString(),
+      tokensValidAfter: typeof v.tokensValidAfter === 'string' ? v.tokensValidAfter : undefined,
+      builtIn: false,
+    };
+  } catch {
+    return undefined; // a hand-edited, unreadable entry is treated as no account: nobody signs in with it
+  }
+}
+
+const serialize = (a: LocalAccount): string => {
+  const stored: StoredAccount = { hash: a.hash, groups: a.groups, createdAt: a.createdAt };
+  if (a.tokensValidAfter) stored.tokensValidAfter = a.tokensValidAfter;
+  return JSON.stringify(stored);
+};
+
+const accountsFromSecret = (data: SecretData | undefined): Map<string, LocalAccount> => {
+  const accounts = new Map<string, LocalAccount>();
+  for (const [username, raw] of Object.entries(data ?? {})) {
+    const account = parseAccount(username, raw);
+    // The admin lives in its own secret; an `admin` key here must not shadow or duplicate it.
+    if (account && username !== ADMIN_USERNAME) accounts.set(username, account);
+  }
+  return accounts;
+};
+
+export interface AccountStoreOptions {
+  secrets: SecretStore;
+  logger: Logger;
+  now: () => number;
+  /** How stale the in-memory copy may get. */
+  refreshMs?: number;
+  /** While the cluster cannot be read, the copy is still used up to this age; after that, verification fails. */
+  maxStaleMs?: number;
+}
+
+export function createAccountStore(options: AccountStoreOptions): AccountStore {
+  const { secrets, logger, now, refreshMs = 2_000, maxStaleMs = 30_000 } = options;
+  let admin: LocalAccount | undefined;
+  let accounts = new Map<string, LocalAccount>();
+  let loadedAt = Number.NEGATIVE_INFINITY;
+  // Counts writes through this store: a re-read that overlapped a write may hold older data and is dropped.
+  let writes = 0;
+  let inflight: Promise<void> | undefined;
+
+  const load = async () => {
+    const started = writes;
+    const [adminData, accountsData] = await Promise.all([secrets.read(ADMIN_SECRET), secrets.read(ACCOUNTS_SECRET)]);
+    if (writes !== started) return;
+    admin = adminFromSecret(adminData);
+    accounts = accountsFromSecret(accountsData);
+    loadedAt = now();
+  };
+
+  const reload = (): Promise<void> => (inflight ??= load().finally(() => (inflight = undefined)));
+
+  const wrote = () => {
+    writes++;
+  };
+
+  const lookup = (username: string) => (username === ADMIN_USERNAME ? admin : accounts.get(username));
+
+  return {
+    async cached(username) {
+      if (now() - loadedAt > refreshMs) {
+        try {
+          await reload();
+        } catch (e) {
+          if (now() - loadedAt > maxStaleMs) throw e;
+          logger.warn({ err: e }, 'local accounts could not be re-read; using the copy in memory');
+        }
+      }
+      return lookup(username);
+    },
+
+    async fresh(username) {
+      await reload();
+      return lookup(username);
+    },
+
+    async list() {
+      await reload();
+      const others = [...accounts.values()].sort((a, b) => a.username.localeCompare(b.username));
+      return admin ? [admin, ...others] : others;
+    },
+
+    async create({ username, hash, groups }) {
+      const exists = () => conflict(`account "${username}" already exists`, { username });
+      if (username === ADMIN_USERNAME) throw exists();
+      const t = now();
+      // The cut-off refuses any token left over from an earlier account of the same name.
+      const account: LocalAccount = { username, hash, groups, createdAt: new Date(t).toISOString(), tokensValidAfter: cutOffAfter(t), builtIn: false };
+      const { data } = await secrets.update(ACCOUNTS_SECRET, (current) => {
+        if (parseAccount(username, current?.[username])) throw exists();
+        return { [username]: serialize(account) };
+      });
+      accounts = accountsFromSecret(data);
+      wrote();
+      return account;
+    },
+
+    async remove(username) {
+      if (username === ADMIN_USERNAME) throw badRequest('the built-in admin account cannot be deleted');
+      const { data } = await secrets.update(ACCOUNTS_SECRET, (current) => {
+        if (!current?.[username]) throw notFound('account', username);
+        return { [username]: null };
+      });
+      accounts = accountsFromSecret(data);
+      wrote();
+    },
+
+    async setPassword(username, currentHash, newHash) {
+      const cutOff = cutOffAfter(now());
+      const changedMeanwhile = () => conflict('the password was changed concurrently, retry');
+      if (username === ADMIN_USERNAME) {
+        const { data } = await secrets.update(ADMIN_SECRET, (current) => {
+          if (adminFromSecret(current)?.hash !== currentHash) throw changedMeanwhile();
+          return adminPasswordChanges(newHash, cutOff);
+        });
+        admin = adminFromSecret(data);
+        wrote();
+        return admin!;
+      }
+      const { data } = await secrets.update(ACCOUNTS_SECRET, (current) => {
+        const account = parseAccount(username, current?.[username]);
+        if (!account) throw notFound('account', username);
+        if (account.hash !== currentHash) throw changedMeanwhile();
+        return { [username]: serialize({ ...account, hash: newHash, tokensValidAfter: cutOff }) };
+      });
+      accounts = accountsFromSecret(data);
+      wrote();
+      return accounts.get(username)!;
+    },
+  };
+}

@@ -1,0 +1,51 @@
+import type { Logger } from '../logger.js';
+import { ADMIN_USERNAME, type LocalAccount } from './local-account.js';
+import { generatePassword, hashPassword } from './passwords.js';
+import type { SecretChanges, SecretData, SecretStore } from './secrets.js';
+
+/** The Secret holding the built-in admin: `password` (scrypt hash), `createdAt`, `tokensValidAfter`. */
+export const ADMIN_SECRET = 'portico-admin';
+
+const text = (b: Buffer | undefined) => (b?.length ? b.toString('utf8') : undefined);
+
+export function adminFromSecret(data: SecretData | undefined): LocalAccount | undefined {
+  const hash = text(data?.password);
+  if (!hash) return undefined;
+  return {
+    username: ADMIN_USERNAME,
+    hash,
+    groups: [],
+    createdAt: text(data?.createdAt) ?? new Date(0).toISOString(),
+    tokensValidAfter: text(data?.tokensValidAfter),
+    builtIn: true,
+  };
+}
+
+export const adminPasswordChanges = (hash: string, tokensValidAfter: string): SecretChanges => ({ password: hash, tokensValidAfter });
+
+/**
+ * Makes sure the admin has a password. Only when none is stored: ADMIN_PASSWORD if given, else a generated
+ * one that is logged once (and only by the replica whose write won). An existing hash is never overwritten.
+ */
+export async function bootstrapLocalAdmin(deps: {
+  secrets: SecretStore;
+  adminPassword?: string;
+  logger: Logger;
+  now: () => number;
+}): Promise<void> {
+  const { secrets, adminPassword, logger, now } = deps;
+  if (adminFromSecret(await secrets.read(ADMIN_SECRET))) return;
+
+  const password = adminPassword ?? generatePassword();
+  const hash = await hashPassword(password);
+  const { changed } = await secrets.update(ADMIN_SECRET, (current) =>
+    adminFromSecret(current) ? {} : { password: hash, createdAt: current?.createdAt ?? new Date(now()).toISOString() },
+  );
+  if (!changed) return; // another replica stored its password first; ours was never valid
+
+  if (adminPassword !== undefined) {
+    logger.info({ username: ADMIN_USERNAME }, 'admin password set from ADMIN_PASSWORD');
+  } else {
+    logger.warn({ username: ADMIN_USERNAME, password }, 'initial admin password generated; store it now, it is shown only once');
+  }
+}

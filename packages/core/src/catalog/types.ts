@@ -1,0 +1,70 @@
+import type { DeploymentMode } from '@portico/api';
+
+/** A JSON Schema object (the draft 2020-12 subset kro's simple schema translates to). */
+export interface JsonSchemaObject {
+  type?: string;
+  properties?: Record<string, JsonSchemaObject>;
+  required?: string[];
+  additionalProperties?: boolean | JsonSchemaObject;
+  items?: JsonSchemaObject;
+  default?: unknown;
+  enum?: unknown[];
+  description?: string;
+  minimum?: number;
+  maximum?: number;
+  minLength?: number;
+  maxLength?: number;
+  pattern?: string;
+  minItems?: number;
+  maxItems?: number;
+  uniqueItems?: boolean;
+  [keyword: string]: unknown;
+}
+
+/** One entry of `spec.resources[]`, reduced to what the catalog shows: its id, kind and the ids it reads from. */
+export interface CatalogResource {
+  id: string;
+  kind?: string;
+  dependsOn: string[];
+}
+
+/**
+ * Everything the catalog knows about one ResourceGraphDefinition. Built from the object alone (no I/O), so it is
+ * cheap to rebuild on every informer event; the compiled JSON Schema is cached separately by name + revision.
+ */
+export interface CatalogEntry {
+  /** metadata.name of the RGD. */
+  name: string;
+  /** Whether the RGD carries `<prefix>/catalog: "true"`. */
+  inCatalog: boolean;
+  title: string;
+  description: string;
+  category: string;
+  tags: string[];
+  icon?: string;
+  docsUrl?: string;
+  labels: Record<string, string>;
+  /** From the `<prefix>/project` label; absent = public. */
+  project?: string;
+  /** Instance API group (spec.schema.group, default `kro.run`). */
+  group: string;
+  /** Instance API version (spec.schema.apiVersion). */
+  version: string;
+  /** `group/version` of the instances. */
+  apiVersion: string;
+  /** Instance kind (spec.schema.kind). */
+  kind: string;
+  extendsKinds: string[];
+  allowedDeploymentModes: DeploymentMode[];
+  isClusterScoped: boolean;
+  /** status.state, `Inactive` when absent. */
+  status: string;
+  createdAt: string;
+  updatedAt: string;
+  /** metadata.resourceVersion (or generation): the compiled schema is cached per name + revision. */
+  revision: string;
+  resources: CatalogResource[];
+  /** spec.schema.spec and spec.schema.types in kro's simple-schema notation, compiled on demand. */
+  schemaSpec: unknown;
+  schemaTypes?: Record<string, unknown>;
+}

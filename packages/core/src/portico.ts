@@ -1,0 +1,107 @@
+import type * as api from '@portico/api';
+import { createEmbeddedCluster, createMemoryKeyValue, createRedisKeyValue } from './adapters/index.js';
+import { createKubernetesCluster } from './adapters/kubernetes/index.js';
+import { createAuth } from './auth/index.js';
+import { createCatalog } from './catalog/index.js';
+import { createInformer } from './cluster/informer.js';
+import { loadConfig, type PorticoConfig } from './config.js';
+import { createEvents } from './events/index.js';
+import { createInstances } from './instances/index.js';
+import { createLogger, type Logger } from './logger.js';
+import { resources, type Cluster } from './ports/cluster.js';
+import type { KeyValue } from './ports/keyvalue.js';
+import { createProjects } from './projects/index.js';
+import { createAccess, createAuthorizer } from './rbac/index.js';
+import type { Portico } from './types.js';
+
+export interface CreatePorticoOptions {
+  /** Defaults to `loadConfig(env ?? process.env)`. */
+  config?: PorticoConfig;
+  env?: Record<string, string | undefined>;
+  logger?: Logger;
+  /** Inject adapters (tests, embedding); otherwise chosen by configuration. */
+  cluster?: Cluster;
+  kv?: KeyValue;
+}
+
+async function openCluster(config: PorticoConfig, logger: Logger): Promise<Cluster> {
+  if (config.cluster === 'embedded') {
+    return createEmbeddedCluster({ dataDir: config.dataDir, manifests: config.manifests, logger, kroStepMs: config.kroStepMs });
+  }
+  return createKubernetesCluster({ inCluster: config.kubernetes.inCluster, logger });
+}
+
+function openKeyValue(config: PorticoConfig, logger: Logger): KeyValue {
+  return config.kv === 'memory'
+    ? createMemoryKeyValue()
+    : createRedisKeyValue({ address: config.redis.address, prefix: config.redis.prefix, logger });
+}
+
+/**
+ * The embeddable entry point: wires ports, adapters and domain modules. An embedding program gets the same
+ * checks, errors and events as an HTTP client, because the server is only a mapping onto this object.
+ */
+export async function createPortico(opts: CreatePorticoOptions = {}): Promise<Portico> {
+  const config = opts.config ?? loadConfig(opts.env ?? process.env);
+  const logger = opts.logger ?? createLogger(config.logLevel);
+  const ownsCluster = !opts.cluster;
+  const ownsKv = !opts.kv;
+  const cluster = opts.cluster ?? (await openCluster(config, logger));
+  const kv = opts.kv ?? openKeyValue(config, logger);
+
+  const projectInformer = createInformer(cluster, resources.project, { namespace: config.kubernetes.namespace, logger });
+  const rgdInformer = createInformer(cluster, resources.rgd, { logger });
+  const authz = createAuthorizer({ projects: projectInformer, serverAdmins: config.serverAdmins, logger });
+
+  // The catalog shows per-RGD instance counts and the instance index needs the catalog: bind late.
+  let instanceCounts: ((actor: Parameters<Portico['catalog']['count']>[0]) => Map<string, number>) | undefined;
+  const catalog = createCatalog({ rgds: rgdInformer, authz, logger, instanceCounts: (actor) => instanceCounts?.(actor) ?? new Map() });
+
+  await Promise.all([projectInformer.start(), rgdInformer.start()]);
+  await authz.ready();
+
+  const auth = await createAuth({ config, cluster, kv, authz, logger });
+  const projects = createProjects({ cluster, projects: projectInformer, authz, config, logger });
+  const access = createAccess({ authz, projects: projectInformer, config });
+  const events = createEvents({ kv, logger });
+  const instances = createInstances({ cluster, catalog, authz, projects: projectInformer, events, config, logger, createInformer });
+  instanceCounts = (actor) => instances.instanceCounts(actor);
+  await instances.start();
+
+  const readiness = async (): Promise<api.Readyz> => {
+    const components: api.Readyz['components'] = {
+      keyvalue: await kv.health().catch((e: Error) => ({ ok: false, message: e.message })),
+      cluster: cluster.health(),
+      'watch:projects': projectInformer.health(),
+      'watch:rgds': rgdInformer.health(),
+    };
+    const ok = Object.values(components).every((c) => c.ok);
+    return { status: ok ? 'ok' : 'unavailable', components };
+  };
+
+  let stopped = false;
+  return {
+    config,
+    logger,
+    cluster,
+    kv,
+    authz,
+    auth,
+    accounts: auth.accounts,
+    catalog,
+    projects,
+    access,
+    instances,
+    events,
+    readiness,
+    async stop() {
+      if (stopped) return;
+      stopped = true;
+      await instances.stop();
+      projectInformer.stop();
+      rgdInformer.stop();
+      if (ownsKv) await kv.close();
+      if (ownsCluster) await cluster.close();
+    },
+  };
+}
