@@ -78,7 +78,10 @@ export function createObjectStore(opts: {
     return namespace;
   };
 
-  const find = (ref: ResourceRef, name: string, namespace?: string) => byRef.get(refKey(ref))?.objects.get(keyOf(name, scope(ref, namespace)));
+  const find = (ref: ResourceRef, name: string, namespace?: string) => {
+    const key = keyOf(name, scope(ref, namespace));
+    return byRef.get(refKey(ref))?.objects.get(key);
+  };
 
   /** Runs mutations one at a time, so read-check-write sequences are atomic and files match memory. */
   const serialize = <T>(fn: () => Promise<T>): Promise<T> => {
@@ -224,7 +227,7 @@ export function createObjectStore(opts: {
       return serialize(async () => {
         const obj = toJson(input);
         const current = mustFind(ref, obj.metadata.name, obj.metadata.namespace);
-        const next: KubeObject = { ...obj, metadata: { ...current.metadata, ...obj.metadata } };
+        const next: KubeObject = { ...obj, metadata: { ...obj.metadata } };
         if (current.status !== undefined) next.status = clone(current.status);
         else delete next.status;
         return finishUpdate(ref, current, next);

@@ -92,7 +92,8 @@ export function createWatchHub(opts: { maxEvents: number; startVersion: number }
 
     watch(ref, { namespace, resourceVersion }, handlers, current) {
       const log = logOf(ref);
-      const watcher: Watcher = { ref, namespace, handlers, queue: [], scheduled: false, closed: false };
+      // As in Kubernetes, a namespace means nothing for a cluster-scoped kind.
+      const watcher: Watcher = { ref, namespace: ref.namespaced ? namespace : undefined, handlers, queue: [], scheduled: false, closed: false };
       if (resourceVersion === '' || resourceVersion === '0') {
         // Kubernetes "any version": start with the current state as ADDED events, then stream.
         for (const object of current()) if (matches(watcher, object)) enqueue(watcher, { type: 'ADDED', object: clone(object) });

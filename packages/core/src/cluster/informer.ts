@@ -1,0 +1,230 @@
+import { createLogger, type Logger } from '../logger.js';
+import type { Cluster, ComponentHealth, Disposable, KubeObject, ResourceRef, WatchEvent } from '../ports/cluster.js';
+import { objectKey, type Informer, type InformerEvent } from './informer-types.js';
+
+export interface InformerOptions {
+  /** Only this namespace; all namespaces when absent. */
+  namespace?: string;
+  logger?: Logger;
+  /** Restart the watch when nothing (not even a BOOKMARK) arrived for this long (default 120 s). */
+  stallMs?: number;
+  /** Backoff between failed attempts (default 250 ms doubling to 30 s; reset once a watch delivers). */
+  backoff?: { initialMs: number; maxMs: number };
+}
+
+/** Kubernetes resourceVersions are opaque, but ours and etcd's are integers: compare them when they are. */
+function isNewer(candidate: string | undefined, cached: string | undefined): boolean {
+  if (!cached || !candidate) return true;
+  if (/^\d+$/.test(candidate) && /^\d+$/.test(cached)) return BigInt(candidate) > BigInt(cached);
+  return candidate !== cached;
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const v of Object.values(value)) deepFreeze(v);
+  }
+  return value;
+}
+
+/**
+ * list + watch cache over one resource, in the manner of client-go: it watches from the list's version,
+ * resumes from the last seen version after errors or a stalled stream, and relists on 410 Gone, emitting
+ * the difference so listeners never miss a change. Cached objects are frozen: share, don't mutate.
+ */
+export function createInformer(cluster: Cluster, ref: ResourceRef, opts: InformerOptions = {}): Informer {
+  const logger = opts.logger ?? createLogger('silent');
+  const stallMs = opts.stallMs ?? 120_000;
+  const backoff = opts.backoff ?? { initialMs: 250, maxMs: 30_000 };
+  const cache = new Map<string, KubeObject>();
+  const listeners = new Set<(event: InformerEvent) => void>();
+
+  let lastVersion: string | undefined;
+  let synced = false;
+  let problem: string | undefined = 'not synced yet';
+  let stopped = false;
+  let failures = 0;
+  let watch: Disposable | undefined;
+  let attempt = 0; // identifies the current watch, so late callbacks of a closed one are ignored
+  let retryTimer: NodeJS.Timeout | undefined;
+  let stallTimer: NodeJS.Timeout | undefined;
+  let started: Promise<void> | undefined;
+  let resolveStart: (() => void) | undefined;
+  let rejectStart: ((err: Error) => void) | undefined;
+
+  const emit = (event: InformerEvent) => {
+    for (const listener of [...listeners]) {
+      try {
+        listener(event);
+      } catch (err) {
+        logger.error({ err: String(err), kind: ref.kind }, 'informer listener threw');
+      }
+    }
+  };
+
+  const upsert = (object: KubeObject) => {
+    const key = objectKey(object);
+    const previous = cache.get(key);
+    if (previous && !isNewer(object.metadata.resourceVersion, previous.metadata.resourceVersion)) return;
+    cache.set(key, deepFreeze(object));
+    emit(previous ? { type: 'MODIFIED', object, previous } : { type: 'ADDED', object });
+  };
+
+  const remove = (object: KubeObject) => {
+    const key = objectKey(object);
+    const previous = cache.get(key);
+    if (!previous) return;
+    cache.delete(key);
+    emit({ type: 'DELETED', object: deepFreeze(object), previous });
+  };
+
+  /** A (re)list replaces the cache; listeners see only what differs from what they last saw. */
+  const applyList = (items: KubeObject[]) => {
+    const seen = new Set<string>();
+    for (const item of items) {
+      seen.add(objectKey(item));
+      const previous = cache.get(objectKey(item));
+      if (!previous || previous.metadata.resourceVersion !== item.metadata.resourceVersion) {
+        cache.set(objectKey(item), deepFreeze(item));
+        emit(previous ? { type: 'MODIFIED', object: item, previous } : { type: 'ADDED', object: item });
+      }
+    }
+    for (const [key, previous] of [...cache]) {
+      if (!seen.has(key)) {
+        cache.delete(key);
+        emit({ type: 'DELETED', object: previous, previous });
+      }
+    }
+  };
+
+  const clearTimers = () => {
+    clearTimeout(retryTimer);
+    clearTimeout(stallTimer);
+    retryTimer = stallTimer = undefined;
+  };
+
+  const closeWatch = () => {
+    attempt += 1;
+    clearTimeout(stallTimer);
+    stallTimer = undefined;
+    watch?.close();
+    watch = undefined;
+  };
+
+  const nextDelay = () => Math.min(backoff.initialMs * 2 ** Math.max(0, failures - 1), backoff.maxMs);
+
+  /** Ends the current watch and tries again later: from the last version, or with a relist. */
+  const retry = (reason: string, how: 'resume' | 'relist', immediately = false) => {
+    if (stopped) return;
+    closeWatch();
+    failures += 1;
+    problem = reason;
+    const delay = immediately ? 0 : nextDelay();
+    logger.warn({ kind: ref.kind, reason, retryInMs: delay }, 'informer restarting');
+    clearTimeout(retryTimer);
+    retryTimer = setTimeout(() => (how === 'relist' || !lastVersion ? relist() : startWatch(lastVersion)), delay);
+    retryTimer.unref();
+  };
+
+  const armStallTimer = (id: number) => {
+    clearTimeout(stallTimer);
+    stallTimer = setTimeout(() => {
+      if (id === attempt) retry(`no watch event for ${stallMs} ms`, 'resume');
+    }, stallMs);
+    stallTimer.unref();
+  };
+
+  const onEvent = (id: number, event: WatchEvent) => {
+    if (id !== attempt || stopped) return;
+    armStallTimer(id);
+    failures = 0; // the stream works: later failures start the backoff afresh
+    const version = event.object?.metadata?.resourceVersion;
+    if (event.type === 'ADDED' || event.type === 'MODIFIED') upsert(event.object);
+    else if (event.type === 'DELETED') remove(event.object);
+    if (version && isNewer(version, lastVersion)) lastVersion = version;
+  };
+
+  function startWatch(fromVersion: string) {
+    if (stopped) return;
+    closeWatch();
+    const id = attempt;
+    try {
+      watch = cluster.watch(ref, { namespace: opts.namespace, resourceVersion: fromVersion }, {
+        onEvent: (event) => onEvent(id, event),
+        onError: (error) => {
+          if (id !== attempt || stopped) return;
+          // 410 Gone is routine (history compacted): relist at once the first time, with backoff if it repeats.
+          if (error.gone) retry(`watch expired: ${error.message}`, 'relist', failures === 0);
+          else retry(`watch failed: ${error.message}`, 'resume');
+        },
+      });
+    } catch (err) {
+      retry(`watch failed: ${(err as Error).message}`, 'resume');
+      return;
+    }
+    problem = undefined;
+    armStallTimer(id);
+  }
+
+  async function relist() {
+    if (stopped) return;
+    closeWatch();
+    const id = attempt;
+    let listed: { items: KubeObject[]; resourceVersion: string };
+    try {
+      listed = await cluster.list(ref, { namespace: opts.namespace });
+    } catch (err) {
+      if (id === attempt && !stopped) retry(`list failed: ${(err as Error).message}`, 'relist');
+      return;
+    }
+    if (id !== attempt || stopped) return;
+    applyList(listed.items);
+    lastVersion = listed.resourceVersion;
+    if (!synced) {
+      synced = true;
+      resolveStart?.();
+    }
+    startWatch(listed.resourceVersion);
+  }
+
+  return {
+    ref,
+
+    start() {
+      if (stopped && !started) return Promise.reject(new Error(`informer for ${ref.kind} was stopped`));
+      if (!started) {
+        started = new Promise<void>((resolve, reject) => {
+          resolveStart = resolve;
+          rejectStart = reject;
+        });
+        void relist();
+      }
+      return started;
+    },
+
+    stop() {
+      if (stopped) return;
+      stopped = true;
+      closeWatch();
+      clearTimers();
+      if (!synced) rejectStart?.(new Error(`informer for ${ref.kind} stopped before it synced`));
+    },
+
+    list: () => [...cache.values()],
+
+    get: (name, namespace) => cache.get(namespace ? `${namespace}/${name}` : name),
+
+    on(listener) {
+      const own = (event: InformerEvent) => listener(event);
+      listeners.add(own);
+      return { close: () => void listeners.delete(own) };
+    },
+
+    health(): ComponentHealth {
+      if (stopped) return { ok: false, message: `${ref.kind} informer stopped` };
+      if (!synced) return { ok: false, message: `${ref.kind} informer not synced: ${problem ?? 'listing'}` };
+      if (problem) return { ok: false, message: `${ref.kind} informer reconnecting: ${problem}` };
+      return { ok: true };
+    },
+  };
+}
