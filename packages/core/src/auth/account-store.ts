@@ -156,12 +156,12 @@ export function createAccountStore(options: AccountStoreOptions): AccountStore {
     },
 
     async setPassword(username, currentHash, newHash) {
-      const cutOff = cutOffAfter(now());
       const changedMeanwhile = () => conflict('the password was changed concurrently, retry');
       if (username === ADMIN_USERNAME) {
         const { data } = await secrets.update(ADMIN_SECRET, (current) => {
-          if (adminFromSecret(current)?.hash !== currentHash) throw changedMeanwhile();
-          return adminPasswordChanges(newHash, cutOff);
+          const stored = adminFromSecret(current);
+          if (stored?.hash !== currentHash) throw changedMeanwhile();
+          return adminPasswordChanges(newHash, cutOffAfter(now(), stored.tokensValidAfter));
         });
         admin = adminFromSecret(data);
         wrote();
@@ -171,7 +171,7 @@ export function createAccountStore(options: AccountStoreOptions): AccountStore {
         const account = parseAccount(username, current?.[username]);
         if (!account) throw notFound('account', username);
         if (account.hash !== currentHash) throw changedMeanwhile();
-        return { [username]: serialize({ ...account, hash: newHash, tokensValidAfter: cutOff }) };
+        return { [username]: serialize({ ...account, hash: newHash, tokensValidAfter: cutOffAfter(now(), account.tokensValidAfter) }) };
       });
       accounts = accountsFromSecret(data);
       wrote();

@@ -17,9 +17,13 @@ export interface LocalAccount {
 export const ADMIN_USERNAME = 'admin';
 
 /**
- * The `tokensValidAfter` that cuts off every token issued up to `nowMs`. Token times are whole seconds, so
- * the cut-off is the next second: a token issued earlier in the current second is refused too, and tokens
- * issued after the change start at the cut-off (see tokens.ts), so a sign-in right after a password change
- * still works.
+ * The `tokensValidAfter` that cuts off every token issued so far. Token times are whole seconds, so the
+ * cut-off is the next second, and at least a second past the previous cut-off (tokens issued since then
+ * carry `iat` = that cut-off). Tokens issued after the change start at the new cut-off (see tokens.ts), so
+ * a sign-in right after a password change works even within the same second.
  */
-export const cutOffAfter = (nowMs: number): string => new Date((Math.floor(nowMs / 1000) + 1) * 1000).toISOString();
+export function cutOffAfter(nowMs: number, previous?: string): string {
+  const nextSecond = Math.floor(nowMs / 1000) + 1;
+  const previousSecond = previous ? Math.floor(Date.parse(previous) / 1000) + 1 : 0;
+  return new Date(Math.max(nextSecond, Number.isFinite(previousSecond) ? previousSecond : 0) * 1000).toISOString();
+}

@@ -38,7 +38,7 @@ export async function bootstrapLocalAdmin(deps: {
 
   const password = adminPassword ?? generatePassword();
   const hash = await hashPassword(password);
-  const { changed } = await secrets.update(ADMIN_SECRET, (current) =>
+  const { changed } = await secrets.update(ADMIN_SECRET, (current): SecretChanges =>
     adminFromSecret(current) ? {} : { password: hash, createdAt: current?.createdAt ?? new Date(now()).toISOString() },
   );
   if (!changed) return; // another replica stored its password first; ours was never valid

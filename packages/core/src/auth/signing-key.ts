@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { SecretStore } from './secrets.js';
+import type { SecretChanges, SecretStore } from './secrets.js';
 
 /** The Secret holding the HS256 key every replica signs and verifies tokens with. */
 export const SIGNING_KEY_SECRET = 'portico-signing-key';
@@ -14,7 +14,7 @@ const NEW_KEY_BYTES = 64;
  * create; the loser re-reads and uses the winner's key.
  */
 export async function loadSigningKey(secrets: SecretStore): Promise<Uint8Array> {
-  const { data } = await secrets.update(SIGNING_KEY_SECRET, (current) =>
+  const { data } = await secrets.update(SIGNING_KEY_SECRET, (current): SecretChanges =>
     current?.[SIGNING_KEY_FIELD]?.length ? {} : { [SIGNING_KEY_FIELD]: randomBytes(NEW_KEY_BYTES) },
   );
   const key = data[SIGNING_KEY_FIELD];

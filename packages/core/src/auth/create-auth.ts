@@ -1,0 +1,79 @@
+import type { Actor } from '../actor.js';
+import type { PorticoConfig } from '../config.js';
+import type { Logger } from '../logger.js';
+import type { Cluster } from '../ports/cluster.js';
+import type { KeyValue } from '../ports/keyvalue.js';
+import type { AccountsService, Authorizer, AuthService } from '../types.js';
+import { createAccountStore } from './account-store.js';
+import { createAccountsService } from './accounts.js';
+import { describeActor } from './describe.js';
+import { noIdentityProviders, type IdentityProviders } from './identity-providers.js';
+import { bootstrapLocalAdmin } from './local-admin.js';
+import { createLocalLogin } from './local-login.js';
+import { generatePassword, hashPassword } from './passwords.js';
+import { createSecretStore } from './secrets.js';
+import { createStartSession } from './sessions.js';
+import { loadSigningKey } from './signing-key.js';
+import { createTickets } from './tickets.js';
+import { createTokens } from './tokens.js';
+
+export type Auth = AuthService & { accounts: AccountsService };
+
+export interface AuthDeps {
+  config: PorticoConfig;
+  cluster: Cluster;
+  kv: KeyValue;
+  authz: Authorizer;
+  logger: Logger;
+  /** Single sign-on; none by default (local sign-in only). */
+  identityProviders?: IdentityProviders;
+  /** Milliseconds since the epoch; a fake clock in tests. */
+  now?: () => number;
+  /** How stale the in-memory copy of local accounts may get on other replicas (default 2 s). */
+  accountsRefreshMs?: number;
+}
+
+/**
+ * The auth module: local accounts, tokens, revocation, WebSocket tickets, and the seam for OIDC. Resolves
+ * once the admin password and the signing key exist in the cluster (created on the first start).
+ */
+export async function createAuth(deps: AuthDeps): Promise<Auth> {
+  const { config, cluster, kv, authz, logger } = deps;
+  const now = deps.now ?? Date.now;
+  const log = logger.child({ module: 'auth' });
+  const secrets = createSecretStore(cluster, config.kubernetes.namespace);
+
+  const [key] = await Promise.all([
+    loadSigningKey(secrets),
+    bootstrapLocalAdmin({ secrets, adminPassword: config.adminPassword, logger: log, now }),
+  ]);
+
+  const store = createAccountStore({ secrets, logger: log, now, refreshMs: deps.accountsRefreshMs });
+  const tokens = createTokens({ key, issuer: config.issuer, ttlSeconds: config.tokenTtlSeconds, kv, accounts: store, now });
+  const tickets = createTickets({ kv, tokens, now });
+  const describe = (actor: Actor) => describeActor(authz, actor);
+  const startSession = createStartSession(tokens, describe);
+  const idp = deps.identityProviders ?? noIdentityProviders();
+  const dummyHash = hashPassword(generatePassword());
+  const localLogin = createLocalLogin({ accounts: store, startSession, dummyHash, logger: log });
+  await dummyHash;
+
+  return {
+    localLogin,
+    verifyToken: (token) => tokens.verify(token),
+    async logout(actor) {
+      await tokens.revoke(actor);
+      return { message: 'logged out' };
+    },
+    issueTicket: (actor) => tickets.issue(actor),
+    redeemTicket: (ticket) => tickets.redeem(ticket),
+    async tokenExchange(input, ctx) {
+      return startSession(await idp.exchange(input, ctx));
+    },
+    ssoProviders: () => idp.options(),
+    oidcLogin: (query, ctx) => idp.login(query, ctx),
+    oidcCallback: (query, ctx) => idp.callback(query, ctx),
+    describe,
+    accounts: createAccountsService({ store, authz }),
+  };
+}

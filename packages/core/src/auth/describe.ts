@@ -1,0 +1,22 @@
+import type * as api from '@portico/api';
+import type { Actor } from '../actor.js';
+import type { Authorizer } from '../types.js';
+
+/** The `user` of login responses, from current policy (roles are never read from the token). */
+export function describeActor(authz: Authorizer, actor: Actor): api.User {
+  const projects = authz.memberProjects(actor);
+  const roles: Record<string, string> = {};
+  for (const project of projects) {
+    const [first] = authz.rolesIn(actor, project);
+    if (first) roles[project] = first;
+  }
+  return {
+    id: actor.id,
+    email: actor.email,
+    displayName: actor.displayName,
+    groups: [...actor.groups],
+    projects,
+    roles,
+    casbinRoles: authz.globalRoles(actor),
+  };
+}

@@ -1,0 +1,43 @@
+import type * as api from '@portico/api';
+import { unauthorized } from '../errors.js';
+import type { Logger } from '../logger.js';
+import type { RequestContext } from '../types.js';
+import type { AccountStore } from './account-store.js';
+import { verifyPassword } from './passwords.js';
+import type { StartSession } from './sessions.js';
+
+export const INVALID_CREDENTIALS = 'invalid username or password';
+
+const MAX_PASSWORD_LENGTH = 1024;
+
+/**
+ * Sign-in with a local account. A scrypt verification runs on every attempt, against a dummy hash when the
+ * user does not exist, and every failure gets the same message, so neither the answer nor its timing tells
+ * whether a username exists. Lockout after repeated failures is the limits module's job.
+ */
+export function createLocalLogin(deps: {
+  accounts: Pick<AccountStore, 'fresh'>;
+  startSession: StartSession;
+  /** A hash of a random password with the current parameters. */
+  dummyHash: Promise<string>;
+  logger: Logger;
+}) {
+  const { accounts, startSession, dummyHash, logger } = deps;
+
+  return async (input: api.LocalLoginRequest, ctx: RequestContext): Promise<api.LoginResponse> => {
+    const username = typeof input?.username === 'string' ? input.username : '';
+    const password = typeof input?.password === 'string' && input.password.length <= MAX_PASSWORD_LENGTH ? input.password : '';
+    // Read fresh: a password changed on another replica a moment ago must not still open a session here.
+    const account = username ? await accounts.fresh(username) : undefined;
+    const matches = await verifyPassword(password, account?.hash ?? (await dummyHash));
+    if (!account || !password || !matches) {
+      logger.info({ ip: ctx.ip, requestId: ctx.requestId }, 'local sign-in failed');
+      throw unauthorized(INVALID_CREDENTIALS);
+    }
+    logger.info({ username: account.username, ip: ctx.ip, requestId: ctx.requestId }, 'local sign-in');
+    return startSession(
+      { id: account.username, email: '', displayName: account.username, groups: [...account.groups], local: true },
+      account.tokensValidAfter,
+    );
+  };
+}

@@ -1,0 +1,143 @@
+import { randomUUID } from 'node:crypto';
+import { jwtVerify, SignJWT, type JWTPayload } from 'jose';
+import type { Actor } from '../actor.js';
+import { unauthorized } from '../errors.js';
+import type { KeyValue } from '../ports/keyvalue.js';
+import type { AccountStore } from './account-store.js';
+
+/** Who a token is for: a local account or (later) an identity-provider user. */
+export interface Identity {
+  id: string;
+  email: string;
+  displayName: string;
+  groups: string[];
+  local: boolean;
+}
+
+export const TOKEN_AUDIENCE = 'portico';
+export const CLOCK_TOLERANCE_SECONDS = 30;
+/** The one message for every token failure: which check failed is nobody's business. */
+export const INVALID_TOKEN = 'invalid or expired token';
+
+const MAX_TOKEN_LENGTH = 8192;
+
+export const revokedKey = (jti: string) => `revoked:${jti}`;
+
+export interface Tokens {
+  /** `notBefore`: the account's tokensValidAfter; the token's iat is never earlier (see local-account.ts). */
+  issue(identity: Identity, notBefore?: string): Promise<{ token: string; actor: Actor }>;
+  /** Signature (HS256 only), issuer, audience, expiry, then revocation. Every failure: UNAUTHORIZED INVALID_TOKEN. */
+  verify(token: string): Promise<Actor>;
+  /** The checks after the signature: expiry, logout, local account still there and not cut off. */
+  ensureStillValid(actor: Actor): Promise<void>;
+  /** Logout: refuse this token from now until it would have expired anyway. */
+  revoke(actor: Actor): Promise<void>;
+}
+
+export interface TokenOptions {
+  key: Uint8Array;
+  issuer: string;
+  ttlSeconds: number;
+  kv: KeyValue;
+  accounts: Pick<AccountStore, 'cached'>;
+  now: () => number;
+}
+
+const seconds = (ms: number) => Math.floor(ms / 1000);
+
+function actorFromClaims(p: JWTPayload): Actor | undefined {
+  const { sub, jti, iss, iat, exp } = p;
+  if (typeof sub !== 'string' || !sub || typeof jti !== 'string' || !jti) return undefined;
+  if (typeof iss !== 'string' || typeof iat !== 'number' || typeof exp !== 'number') return undefined;
+  const groups = Array.isArray(p.groups) ? p.groups.filter((g): g is string => typeof g === 'string') : [];
+  return {
+    id: sub,
+    subject: `user:${sub}`,
+    email: typeof p.email === 'string' ? p.email : '',
+    displayName: typeof p.name === 'string' && p.name ? p.name : sub,
+    groups,
+    tokenId: jti,
+    issuer: iss,
+    issuedAt: new Date(iat * 1000),
+    expiresAt: new Date(exp * 1000),
+    local: p.local === true,
+  };
+}
+
+export function createTokens(options: TokenOptions): Tokens {
+  const { key, issuer, ttlSeconds, kv, accounts, now } = options;
+
+  const ensureStillValid = async (actor: Actor) => {
+    if (actor.expiresAt.getTime() + CLOCK_TOLERANCE_SECONDS * 1000 <= now()) throw unauthorized(INVALID_TOKEN);
+    // KV errors (SERVICE_UNAVAILABLE) propagate: a token whose revocation cannot be checked does not pass.
+    if ((await kv.get(revokedKey(actor.tokenId))) !== undefined) throw unauthorized(INVALID_TOKEN);
+    if (actor.local) {
+      const account = await accounts.cached(actor.id);
+      if (!account) throw unauthorized(INVALID_TOKEN);
+      if (account.tokensValidAfter && actor.issuedAt.getTime() < Date.parse(account.tokensValidAfter)) throw unauthorized(INVALID_TOKEN);
+    }
+  };
+
+  return {
+    async issue(identity, notBefore) {
+      const iat = Math.max(seconds(now()), notBefore ? seconds(Date.parse(notBefore)) : 0);
+      const exp = iat + ttlSeconds;
+      const jti = randomUUID();
+      const claims: JWTPayload = { email: identity.email, name: identity.displayName, groups: identity.groups };
+      if (identity.local) claims.local = true;
+      const token = await new SignJWT(claims)
+        .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+        .setSubject(identity.id)
+        .setIssuer(issuer)
+        .setAudience(TOKEN_AUDIENCE)
+        .setIssuedAt(iat)
+        .setExpirationTime(exp)
+        .setJti(jti)
+        .sign(key);
+      const actor: Actor = {
+        id: identity.id,
+        subject: `user:${identity.id}`,
+        email: identity.email,
+        displayName: identity.displayName,
+        groups: identity.groups,
+        tokenId: jti,
+        issuer,
+        issuedAt: new Date(iat * 1000),
+        expiresAt: new Date(exp * 1000),
+        local: identity.local,
+      };
+      return { token, actor };
+    },
+
+    async verify(token) {
+      if (typeof token !== 'string' || !token || token.length > MAX_TOKEN_LENGTH) throw unauthorized(INVALID_TOKEN);
+      let payload: JWTPayload;
+      try {
+        ({ payload } = await jwtVerify(token, key, {
+          algorithms: ['HS256'],
+          issuer,
+          audience: TOKEN_AUDIENCE,
+          clockTolerance: CLOCK_TOLERANCE_SECONDS,
+          currentDate: new Date(now()),
+          requiredClaims: ['sub', 'jti', 'iat', 'exp'],
+        }));
+      } catch {
+        throw unauthorized(INVALID_TOKEN);
+      }
+      const actor = actorFromClaims(payload);
+      if (!actor) throw unauthorized(INVALID_TOKEN);
+      await ensureStillValid(actor);
+      return actor;
+    },
+
+    ensureStillValid,
+
+    async revoke(actor) {
+      if (!actor.tokenId) return; // in-process actors carry no token
+      // Kept until the token would fail the expiry check anyway (tolerance included).
+      const ttlMs = actor.expiresAt.getTime() + CLOCK_TOLERANCE_SECONDS * 1000 - now();
+      if (ttlMs <= 0) return;
+      await kv.set(revokedKey(actor.tokenId), '1', { ttlMs });
+    },
+  };
+}
