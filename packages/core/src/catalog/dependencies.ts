@@ -38,12 +38,15 @@ function* stringsIn(value: unknown): Generator<string> {
 // An identifier that starts a member access (`database.status`), not one in the middle of a path (`.status.`).
 const rootIdentifier = /(?<![\w.$])([A-Za-z_][A-Za-z0-9_]*)\s*\./g;
 
+/** An expression with its string literals emptied, so `"a.b"` is not read as a member access. */
+export const withoutStringLiterals = (expr: string) => expr.replace(/"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'/g, '""');
+
 /** Identifiers that root a member access in any `${...}` expression of `value`. */
 export function referencedRoots(value: unknown): Set<string> {
   const roots = new Set<string>();
   for (const text of stringsIn(value)) {
     for (const expr of expressionsIn(text)) {
-      for (const m of expr.matchAll(rootIdentifier)) roots.add(m[1]);
+      for (const m of withoutStringLiterals(expr).matchAll(rootIdentifier)) roots.add(m[1]);
     }
   }
   return roots;

@@ -1,0 +1,239 @@
+import type * as api from '@portico/api';
+import type { Actor } from '../actor.js';
+import type { InformerEvent, Informer } from '../cluster/informer-types.js';
+import { notFound, unprocessable } from '../errors.js';
+import type { Logger } from '../logger.js';
+import type { Disposable, KubeObject } from '../ports/cluster.js';
+import type { Authorizer, CatalogService } from '../types.js';
+import { comparatorFor, indexEntry, isRgdSortBy, matcherFor, type IndexedEntry, type RgdSortBy, type SortOrder } from './query.js';
+import { buildCatalogEntry } from './rgd-entry.js';
+import { createSchemaCache } from './schema-cache.js';
+import type { CatalogEntry, JsonSchemaObject } from './types.js';
+import { visibilityFor } from './visibility.js';
+import { toRgd, toRgdDetail } from './wire.js';
+
+export type CatalogChange = 'add' | 'update' | 'delete';
+
+export interface CatalogDeps {
+  /** Informer over `kro.run/v1alpha1 ResourceGraphDefinition`; the index follows its events. */
+  rgds: Informer;
+  authz: Authorizer;
+  logger?: Logger;
+  /** Instances per RGD name that `actor` may see (from the instances module); 0 when absent. */
+  instanceCounts?: (actor: Actor) => Map<string, number>;
+}
+
+export interface Catalog extends CatalogService {
+  list(actor: Actor, query: Partial<api.RgdListQuery>): api.RgdList;
+  /** A catalog entry by RGD name, without any RBAC check (for other modules, not for responses). */
+  entry(name: string): CatalogEntry | undefined;
+  /** Every catalog entry, sorted by name, without RBAC. */
+  entries(): CatalogEntry[];
+  /** The catalog entry whose instances are of `kind` (and `group`, when given); the first by name if several. */
+  entryForKind(kind: string, group?: string): CatalogEntry | undefined;
+  /** The entry's compiled JSON Schema (cached per revision); UNPROCESSABLE when its simple schema is invalid. */
+  schemaOf(entry: CatalogEntry): JsonSchemaObject;
+  visibleTo(actor: Actor, entry: CatalogEntry): boolean;
+  /** Called after the index changed, synchronously, in the informer's event order. */
+  onChange(listener: (action: CatalogChange, entry: CatalogEntry) => void): Disposable;
+  /** Stops following the informer. */
+  close(): void;
+}
+
+const defaultPageSize = 20;
+const maxPageSize = 500;
+
+const wholeNumber = (value: unknown, fallback: number, max = Number.MAX_SAFE_INTEGER) => {
+  const n = Number(value);
+  return Number.isInteger(n) && n >= 1 ? Math.min(n, max) : fallback;
+};
+
+/**
+ * The catalog: an in-memory index of catalog RGDs kept current by the RGD informer (never re-read on a request),
+ * filtered per caller by the visibility rule in visibility.ts.
+ */
+export function createCatalog(deps: CatalogDeps): Catalog {
+  const { rgds, authz, logger } = deps;
+  const index = new Map<string, IndexedEntry>();
+  const schemas = createSchemaCache();
+  const listeners = new Set<(action: CatalogChange, entry: CatalogEntry) => void>();
+
+  // Derived views, rebuilt lazily after a change: one sort per (key, order) per change, not per request.
+  let sorted = new Map<string, IndexedEntry[]>();
+  let byKind: Map<string, CatalogEntry[]> | undefined;
+  const invalidate = () => {
+    sorted = new Map();
+    byKind = undefined;
+  };
+
+  const sortedBy = (sortBy: RgdSortBy, order: SortOrder): IndexedEntry[] => {
+    const key = `${sortBy}:${order}`;
+    let items = sorted.get(key);
+    if (!items) {
+      items = [...index.values()].sort(comparatorFor(sortBy, order));
+      sorted.set(key, items);
+    }
+    return items;
+  };
+
+  const compileAndReport = (entry: CatalogEntry) => {
+    const result = schemas.compile(entry);
+    if (!result.ok) logger?.warn({ rgd: entry.name, revision: entry.revision, error: result.error }, 'RGD schema does not compile');
+  };
+
+  const emit = (action: CatalogChange, entry: CatalogEntry) => {
+    for (const listener of [...listeners]) {
+      try {
+        listener(action, entry);
+      } catch (error) {
+        logger?.error({ err: error, rgd: entry.name, action }, 'catalog change listener failed');
+      }
+    }
+  };
+
+  /** Applies one RGD object; returns the change it made to the catalog, if any. */
+  const apply = (object: KubeObject): [CatalogChange, CatalogEntry] | undefined => {
+    const entry = buildCatalogEntry(object);
+    const existing = index.get(entry.name);
+    if (!entry.inCatalog) {
+      if (!existing) return undefined;
+      remove(entry.name);
+      return ['delete', existing.entry];
+    }
+    index.set(entry.name, indexEntry(entry));
+    invalidate();
+    compileAndReport(entry); // compile once per revision, at index time, so requests only read the cache
+    return [existing ? 'update' : 'add', entry];
+  };
+
+  const remove = (name: string) => {
+    index.delete(name);
+    schemas.forget(name);
+    invalidate();
+  };
+
+  const onEvent = (event: InformerEvent) => {
+    let change: [CatalogChange, CatalogEntry] | undefined;
+    if (event.type === 'DELETED') {
+      const existing = index.get(event.object.metadata.name);
+      if (existing) {
+        remove(existing.entry.name);
+        change = ['delete', existing.entry];
+      }
+    } else {
+      change = apply(event.object);
+    }
+    if (change) emit(...change);
+  };
+
+  for (const object of rgds.list()) apply(object);
+  const subscription = rgds.on(onEvent);
+
+  const instanceCountsFor = (actor: Actor) => deps.instanceCounts?.(actor) ?? new Map<string, number>();
+
+  const visibleSchema = (entry: CatalogEntry): JsonSchemaObject => {
+    const result = schemas.compile(entry);
+    // The detail page still opens for a broken RGD; the error says why no form can be built.
+    return result.ok ? result.schema : { type: 'object', properties: {}, 'x-portico-schema-error': result.error };
+  };
+
+  const catalog: Catalog = {
+    list(actor, query) {
+      const visible = visibilityFor(authz, actor);
+      const matches = matcherFor(query);
+      const page = wholeNumber(query.page, 1);
+      const pageSize = wholeNumber(query.pageSize, defaultPageSize, maxPageSize);
+      // The server validates these; library callers get the defaults for anything else.
+      const sortBy: RgdSortBy = isRgdSortBy(query.sortBy) ? query.sortBy : 'name';
+      const order: SortOrder = query.sortOrder === 'desc' ? 'desc' : 'asc';
+      const first = (page - 1) * pageSize;
+      const pageItems: CatalogEntry[] = [];
+      let totalCount = 0;
+      for (const item of sortedBy(sortBy, order)) {
+        if (!matches(item) || !visible(item.entry)) continue;
+        if (totalCount >= first && pageItems.length < pageSize) pageItems.push(item.entry);
+        totalCount++;
+      }
+      const counts = pageItems.length > 0 ? instanceCountsFor(actor) : undefined;
+      return {
+        items: pageItems.map((entry) => toRgd(entry, counts?.get(entry.name) ?? 0)),
+        totalCount,
+        page,
+        pageSize,
+      };
+    },
+
+    get(actor, name) {
+      const item = index.get(name);
+      // Absent and invisible look the same, so a caller cannot probe for RGDs of other projects.
+      if (!item || !visibilityFor(authz, actor)(item.entry)) throw notFound('rgd', name);
+      const instances = instanceCountsFor(actor).get(name) ?? 0;
+      return toRgdDetail(item.entry, instances, visibleSchema(item.entry));
+    },
+
+    count(actor) {
+      const visible = visibilityFor(authz, actor);
+      let count = 0;
+      for (const item of index.values()) if (visible(item.entry)) count++;
+      return { count };
+    },
+
+    filters(actor) {
+      const visible = visibilityFor(authz, actor);
+      // Keyed case-insensitively, like the filters they feed: "Web" and "web" are one choice (first by name wins).
+      const categories = new Map<string, string>();
+      const tags = new Map<string, string>();
+      const projects = new Set<string>();
+      for (const { entry } of sortedBy('name', 'asc')) {
+        if (!visible(entry)) continue;
+        if (!categories.has(entry.category.toLowerCase())) categories.set(entry.category.toLowerCase(), entry.category);
+        for (const tag of entry.tags) if (!tags.has(tag.toLowerCase())) tags.set(tag.toLowerCase(), tag);
+        if (entry.project) projects.add(entry.project);
+      }
+      const sortedList = (values: Iterable<string>) => [...values].sort((a, b) => a.localeCompare(b, 'en'));
+      return { categories: sortedList(categories.values()), tags: sortedList(tags.values()), projects: sortedList(projects) };
+    },
+
+    entry(name) {
+      return index.get(name)?.entry;
+    },
+
+    entries() {
+      return sortedBy('name', 'asc').map((i) => i.entry);
+    },
+
+    entryForKind(kind, group) {
+      if (!byKind) {
+        byKind = new Map();
+        for (const { entry } of sortedBy('name', 'asc')) {
+          const list = byKind.get(entry.kind) ?? [];
+          list.push(entry);
+          byKind.set(entry.kind, list);
+        }
+      }
+      const candidates = byKind.get(kind) ?? [];
+      return group === undefined ? candidates[0] : candidates.find((e) => e.group === group);
+    },
+
+    schemaOf(entry) {
+      const result = schemas.compile(entry);
+      if (!result.ok) throw unprocessable(`rgd "${entry.name}" has an invalid schema: ${result.error}`, { rgd: entry.name });
+      return result.schema;
+    },
+
+    visibleTo(actor, entry) {
+      return visibilityFor(authz, actor)(entry);
+    },
+
+    onChange(listener) {
+      listeners.add(listener);
+      return { close: () => void listeners.delete(listener) };
+    },
+
+    close() {
+      subscription.close();
+      listeners.clear();
+    },
+  };
+  return catalog;
+}

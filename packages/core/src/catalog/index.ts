@@ -1,0 +1,12 @@
+export type { CatalogEntry, CatalogResource, JsonSchemaObject } from './types.js';
+export { prefixedValue, commaList, type CatalogKey } from './annotations.js';
+export { buildCatalogEntry, isCatalogRgd, rfc3339 } from './rgd-entry.js';
+export { resourceGraph, referencedRoots, expressionsIn, withoutStringLiterals } from './dependencies.js';
+export { parseMarkers, parseFieldDeclaration, type Marker, type FieldDeclaration } from './markers.js';
+export { compileSimpleSchema } from './simple-schema.js';
+export { createSchemaCache, type SchemaCache, type CompiledSchema } from './schema-cache.js';
+export { validateValues, type ValuesResult } from './values.js';
+export { visibilityFor, rgdObject } from './visibility.js';
+export { indexEntry, matcherFor, comparatorFor, isRgdSortBy, type IndexedEntry, type RgdFilterQuery } from './query.js';
+export { toRgd, toRgdDetail } from './wire.js';
+export { createCatalog, type Catalog, type CatalogDeps, type CatalogChange } from './catalog.js';
