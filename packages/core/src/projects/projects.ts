@@ -1,0 +1,218 @@
+import * as api from '@portico/api';
+import type { Actor } from '../actor.js';
+import type { Informer } from '../cluster/informer-types.js';
+import type { PorticoConfig } from '../config.js';
+import { badRequest, conflict, forbidden, isPorticoError, notFound } from '../errors.js';
+import type { Logger } from '../logger.js';
+import { resources, type Cluster, type KubeObject } from '../ports/cluster.js';
+import type { Authorizer, ProjectsService } from '../types.js';
+import { rbacObject } from '../rbac/objects.js';
+import { expandDestinations } from './destinations.js';
+import { projectAnnotations, projectResource, projectSpecOf, roleSpec, toProject, type ProjectSpec } from './project-resource.js';
+import { defaultRoles } from './role-templates.js';
+import { updatePermissions } from './update-permissions.js';
+import { parseInput, validateRoles } from './validate.js';
+import { waitForInformer, type InformerTarget } from './wait-for-informer.js';
+
+export interface ProjectsDeps {
+  cluster: Cluster;
+  /** The informer over Project resources; every read is served from its cache. */
+  projects: Informer;
+  authz: Authorizer;
+  config: Pick<PorticoConfig, 'kubernetes'>;
+  logger?: Logger;
+  /** How long a write waits for the informer to show it (default 5 s). */
+  settleTimeoutMs?: number;
+}
+
+/** Attempts of a binding change that races another writer (optimistic concurrency on resourceVersion). */
+const bindingAttempts = 5;
+
+const byName = (a: { name: string }, b: { name: string }) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
+
+/**
+ * Projects and their bindings (contract §4). Reads come from the informer cache; writes go to the cluster
+ * with the resourceVersion they were decided on, and return only after the informer (and with it the
+ * authorizer) shows them, so the caller's next request — or anyone's — sees the new policy.
+ *
+ * Visibility: a project that does not exist is 404 for everyone; one that exists but the caller may not
+ * `get` is 403 (see docs/rbac.md for why existence is not hidden here).
+ */
+export function createProjects(deps: ProjectsDeps): ProjectsService {
+  const { authz, cluster } = deps;
+  const namespace = deps.config.kubernetes.namespace;
+  const cached = (name: string) => deps.projects.get(name, namespace);
+
+  function authorize(actor: Actor, action: string, object: string) {
+    if (!authz.can(actor, action, object)) throw forbidden(`permission denied: ${action} on ${object}`, { action, object });
+  }
+
+  /** The cached project the caller may see: 404 when absent, 403 when present but not visible to the caller. */
+  function visible(actor: Actor, name: string): KubeObject {
+    const obj = cached(name);
+    if (!obj) throw notFound('project', name);
+    authorize(actor, 'get', rbacObject.project(name));
+    return obj;
+  }
+
+  async function settle(name: string, target: InformerTarget) {
+    const ok = await waitForInformer(deps.projects, name, namespace, target, deps.settleTimeoutMs);
+    if (!ok) deps.logger?.warn({ project: name, target }, 'project write not yet visible in the informer cache');
+  }
+
+  const projectNotFound = (name: string) => (e: unknown) => {
+    if (isPorticoError(e) && e.code === 'NOT_FOUND') throw notFound('project', name);
+    throw e;
+  };
+
+  async function writeSpec(name: string, resourceVersion: string, spec: Partial<ProjectSpec>): Promise<KubeObject> {
+    const patch = { metadata: { annotations: { [projectAnnotations.updatedAt]: new Date().toISOString() } }, spec };
+    const updated = await cluster
+      .patch(resources.project, name, patch, { namespace, resourceVersion })
+      .catch(projectNotFound(name));
+    await settle(name, { resourceVersion: updated.metadata.resourceVersion ?? '' });
+    return updated;
+  }
+
+  /**
+   * Applies a change to one role's users or groups, retrying when another writer got there first. The first
+   * attempt decides on the cached project; retries re-read it from the cluster, since the cache may lag.
+   */
+  async function changeBinding(
+    name: string,
+    role: string,
+    type: api.BindingType,
+    change: (subjects: string[]) => string[] | 'unchanged',
+  ): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      const obj = attempt === 1 ? cached(name) : await cluster.get(resources.project, name, namespace);
+      if (!obj) throw notFound('project', name);
+      const spec = projectSpecOf(obj);
+      const target = spec.roles.find((r) => r.name === role);
+      if (!target) throw badRequest(`role "${role}" is not defined in project "${name}"`, { role });
+      const subjects = type === 'user' ? target.users : target.groups;
+      const next = change([...subjects]);
+      if (next === 'unchanged') return;
+      const roles = spec.roles.map((r) => (r === target ? { ...r, [type === 'user' ? 'users' : 'groups']: next } : r));
+      try {
+        await writeSpec(name, obj.metadata.resourceVersion ?? '', { roles });
+        return;
+      } catch (error) {
+        if (isPorticoError(error) && error.code === 'CONFLICT' && attempt < bindingAttempts) {
+          // Spread the retries of writers that collided, so they do not collide again in lockstep.
+          await new Promise((resolve) => setTimeout(resolve, Math.random() * 20 * attempt));
+          continue;
+        }
+        throw error;
+      }
+    }
+  }
+
+  function checkSubject(type: api.BindingType, subject: string) {
+    if (!api.BindingType.safeParse(type).success) throw badRequest('binding type must be "user" or "group"', { type });
+    const parsed = api.SubjectName.safeParse(subject);
+    if (!parsed.success) throw badRequest(`invalid ${type}: ${parsed.error.issues[0].message}`, { [type]: subject });
+  }
+
+  return {
+    list(actor) {
+      const candidates = authz.isServerAdmin(actor)
+        ? deps.projects.list().filter((o) => o.metadata.namespace === namespace)
+        : authz.memberProjects(actor).flatMap((p) => cached(p) ?? []);
+      const items = candidates
+        .filter((o) => authz.can(actor, 'get', rbacObject.project(o.metadata.name)))
+        .map(toProject)
+        .sort(byName);
+      return { items, totalCount: items.length };
+    },
+
+    async create(actor, input) {
+      authorize(actor, 'create', rbacObject.allProjects);
+      const body = parseInput(api.CreateProjectRequest, input);
+      const roles = body.roles ? body.roles.map(roleSpec) : defaultRoles();
+      validateRoles(body.name, roles);
+      if (cached(body.name)) throw conflict(`project "${body.name}" already exists`, { resource: 'project', identifier: body.name });
+      const resource = projectResource({ ...body, roles }, { namespace, createdBy: actor.id });
+      const created = await cluster.create(resources.project, resource).catch((e: unknown) => {
+        if (isPorticoError(e) && e.code === 'CONFLICT') {
+          throw conflict(`project "${body.name}" already exists`, { resource: 'project', identifier: body.name });
+        }
+        throw e;
+      });
+      await settle(body.name, { resourceVersion: created.metadata.resourceVersion ?? '' });
+      return toProject(created);
+    },
+
+    get(actor, name) {
+      return toProject(visible(actor, name));
+    },
+
+    async update(actor, name, input) {
+      const current = visible(actor, name);
+      const body = parseInput(api.UpdateProjectRequest, input);
+      if (body.resourceVersion !== current.metadata.resourceVersion) {
+        throw conflict(`project "${name}" has been modified since resourceVersion ${body.resourceVersion}; reload it and retry`, {
+          resourceVersion: current.metadata.resourceVersion,
+        });
+      }
+      const before = projectSpecOf(current);
+      const after: ProjectSpec = {
+        description: body.description ?? before.description,
+        destinations: body.destinations ?? before.destinations,
+        roles: body.roles ? body.roles.map(roleSpec) : before.roles,
+      };
+      for (const { action, object } of updatePermissions(name, before, after)) authorize(actor, action, object);
+      if (body.roles) validateRoles(name, after.roles);
+      const spec: Partial<ProjectSpec> = {};
+      if (body.description !== undefined) spec.description = after.description;
+      if (body.destinations !== undefined) spec.destinations = after.destinations;
+      if (body.roles !== undefined) spec.roles = after.roles;
+      return toProject(await writeSpec(name, body.resourceVersion, spec));
+    },
+
+    async delete(actor, name) {
+      visible(actor, name);
+      authorize(actor, 'delete', rbacObject.project(name));
+      await cluster.delete(resources.project, name, namespace).catch(projectNotFound(name));
+      await settle(name, { deleted: true });
+    },
+
+    async namespaces(actor, name) {
+      const project = visible(actor, name);
+      const { items } = await cluster.list(resources.namespace);
+      const namespaces = expandDestinations(
+        projectSpecOf(project).destinations,
+        items.map((ns) => ns.metadata.name),
+      );
+      return { namespaces, count: namespaces.length };
+    },
+
+    async bind(actor, name, role, type, subject) {
+      visible(actor, name);
+      authorize(actor, 'create', rbacObject.members(name));
+      checkSubject(type, subject);
+      await changeBinding(name, role, type, (subjects) => (subjects.includes(subject) ? 'unchanged' : [...subjects, subject]));
+      return { project: name, role, type, subject };
+    },
+
+    async unbind(actor, name, role, type, subject) {
+      visible(actor, name);
+      authorize(actor, 'delete', rbacObject.members(name));
+      checkSubject(type, subject);
+      await changeBinding(name, role, type, (subjects) => {
+        if (!subjects.includes(subject)) throw notFound('binding', `${name}/${role}/${type}:${subject}`);
+        return subjects.filter((s) => s !== subject);
+      });
+    },
+
+    roleBindings(actor, name) {
+      const spec = projectSpecOf(visible(actor, name));
+      const bindings: api.RoleBindings['bindings'] = [];
+      for (const role of spec.roles) {
+        for (const subject of role.users) bindings.push({ role: role.name, type: 'user', subject });
+        for (const subject of role.groups) bindings.push({ role: role.name, type: 'group', subject });
+      }
+      return { project: name, bindings };
+    },
+  };
+}

@@ -1,0 +1,50 @@
+import { buildEnforcer, type PolicyEnforcer } from './enforcer.js';
+import { compileProjectPolicies, type PolicyError, type PolicySource } from './compile.js';
+
+/**
+ * Everything the authorizer knows about one project, built in full before it replaces the previous one.
+ * Immutable once built, except for the decision memo, which belongs to this version only (a new version
+ * starts with an empty memo, so a policy change can never be answered from an old decision).
+ */
+export interface ProjectPolicy {
+  readonly name: string;
+  /** Valid role names, in the project's order. */
+  readonly roleNames: readonly string[];
+  /** `user:<u>` / `group:<g>` → role subjects (`proj:<p>:<role>`). */
+  readonly bindings: ReadonlyMap<string, readonly string[]>;
+  readonly enforcer: PolicyEnforcer;
+  readonly errors: readonly PolicyError[];
+  /** What the policy was compiled from; an event that leaves it unchanged needs no rebuild. */
+  readonly sourceKey: string;
+  decide(roleSubjects: ReadonlySet<string>, object: string, action: string): boolean;
+}
+
+/** Decisions are memoised per version; a busy list or event stream asks the same questions again and again. */
+const maxMemo = 10_000;
+
+export function buildProjectPolicy(project: PolicySource): ProjectPolicy {
+  const compiled = compileProjectPolicies(project);
+  const enforcer = buildEnforcer(compiled.policies);
+  const memo = new Map<string, boolean>();
+  return {
+    name: project.name,
+    roleNames: compiled.roles,
+    bindings: compiled.bindings,
+    enforcer,
+    errors: compiled.errors,
+    sourceKey: policySourceKey(project),
+    decide(roleSubjects, object, action) {
+      const key = `${[...roleSubjects].join(',')}\n${action}\n${object}`;
+      let allowed = memo.get(key);
+      if (allowed === undefined) {
+        allowed = enforcer.decide(roleSubjects, object, action);
+        if (memo.size >= maxMemo) memo.clear();
+        memo.set(key, allowed);
+      }
+      return allowed;
+    },
+  };
+}
+
+export const policySourceKey = (project: PolicySource) =>
+  JSON.stringify(project.roles.map((r) => [r.name, r.policies ?? [], r.users ?? [], r.groups ?? []]));

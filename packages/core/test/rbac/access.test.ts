@@ -1,0 +1,166 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type * as api from '@portico/api';
+import { createAccess } from '../../src/rbac/index.js';
+import { defaultRoles } from '../../src/projects/index.js';
+import type { AccessService } from '../../src/types.js';
+import type { Actor } from '../../src/actor.js';
+import { isPorticoError } from '../../src/errors.js';
+import { namespace, role, startWorld, user, type World } from './world.js';
+
+let world: World;
+let access: AccessService;
+
+const admin = user('admin');
+const pat = user('pat'); // platform-admin of alpha
+const dev = user('dev', ['devs']); // developer of alpha through a group, viewer of beta
+const vera = user('vera'); // viewer of alpha
+const outsider = user('olga');
+const restricted = user('rita'); // developer of alpha, but secrets and prod instances denied
+
+const withBindings = (bind: Record<string, { users?: string[]; groups?: string[] }>) =>
+  defaultRoles().map((r) => ({ ...r, users: bind[r.name]?.users ?? [], groups: bind[r.name]?.groups ?? [] }));
+
+beforeAll(async () => {
+  world = await startWorld();
+  await world.put('alpha', [
+    ...withBindings({ 'platform-admin': { users: ['pat'] }, developer: { groups: ['devs'], users: ['rita'] }, viewer: { users: ['vera'] } }),
+    role('restricted', ['secrets/*, *, deny', 'instances/*, delete, deny'], { users: ['rita'] }),
+  ]);
+  await world.put('beta', withBindings({ viewer: { users: ['dev'] } }));
+  await world.put('gamma', withBindings({}));
+  access = createAccess({ authz: world.authz, projects: world.informer, config: { kubernetes: { namespace, inCluster: false } } });
+});
+afterAll(() => world.close());
+
+function thrown(fn: () => unknown): unknown {
+  try {
+    fn();
+  } catch (error) {
+    return error;
+  }
+  throw new Error('expected an error');
+}
+
+type Case = [string, Actor, api.CanIParams['resource'], string, string, 'yes' | 'no' | 404];
+
+describe('can-i (Form B)', () => {
+  const cases: Case[] = [
+    ['admin creates projects', admin, 'projects', 'create', '*', 'yes'],
+    ['admin lists projects (-)', admin, 'projects', 'list', '-', 'yes'],
+    ['admin updates roles of alpha', admin, 'roles', 'update', 'alpha', 'yes'],
+    ['admin deletes instances anywhere', admin, 'instances', 'delete', '*', 'yes'],
+    ['admin gets gamma (no binding)', admin, 'projects', 'get', 'gamma', 'yes'],
+    ['admin asks about an unknown project', admin, 'instances', 'get', 'nope', 404],
+    ['platform-admin creates instances in alpha', pat, 'instances', 'create', 'alpha', 'yes'],
+    ['platform-admin deletes secrets in alpha', pat, 'secrets', 'delete', 'alpha', 'yes'],
+    ['platform-admin binds members in alpha', pat, 'members', 'create', 'alpha', 'yes'],
+    ['platform-admin unbinds members in alpha', pat, 'members', 'delete', 'alpha', 'yes'],
+    ['platform-admin may not change roles', pat, 'roles', 'update', 'alpha', 'no'],
+    ['platform-admin may not update the project', pat, 'projects', 'update', 'alpha', 'no'],
+    ['platform-admin may not delete the project', pat, 'projects', 'delete', 'alpha', 'no'],
+    ['platform-admin may not create projects', pat, 'projects', 'create', '*', 'no'],
+    ['platform-admin everything on instances', pat, 'instances', '*', 'alpha', 'yes'],
+    ['platform-admin has nothing in beta', pat, 'instances', 'get', 'beta', 'no'],
+    ['developer (group) creates instances in alpha', dev, 'instances', 'create', 'alpha', 'yes'],
+    ['developer reads rgds in alpha', dev, 'rgds', 'get', 'alpha', 'yes'],
+    ['developer may not read secrets', dev, 'secrets', 'get', 'alpha', 'no'],
+    ['developer may not bind', dev, 'members', 'create', 'alpha', 'no'],
+    ['developer gets the project', dev, 'projects', 'get', 'alpha', 'yes'],
+    ['developer is only a viewer in beta', dev, 'instances', 'create', 'beta', 'no'],
+    ['developer may get instances in beta', dev, 'instances', 'get', 'beta', 'yes'],
+    ['developer creates instances in some project (*)', dev, 'instances', 'create', '*', 'yes'],
+    ['developer creates secrets in no project (*)', dev, 'secrets', 'create', '*', 'no'],
+    ['viewer gets instances in alpha', vera, 'instances', 'get', 'alpha', 'yes'],
+    ['viewer may not create instances', vera, 'instances', 'create', 'alpha', 'no'],
+    ['viewer may not update instances', vera, 'instances', 'update', 'alpha', 'no'],
+    ['viewer may not bind', vera, 'members', 'create', 'alpha', 'no'],
+    ['viewer may not list rgds (only get)', vera, 'rgds', 'list', 'alpha', 'no'],
+    ['deny wins: restricted developer may not delete instances', restricted, 'instances', 'delete', 'alpha', 'no'],
+    ['deny wins: restricted developer may not read secrets', restricted, 'secrets', 'get', 'alpha', 'no'],
+    ['restricted developer still creates instances', restricted, 'instances', 'create', 'alpha', 'yes'],
+    ['outsider gets nothing in an existing project', outsider, 'projects', 'get', 'alpha', 'no'],
+    ['outsider gets no instances in alpha', outsider, 'instances', 'get', 'alpha', 'no'],
+    ['outsider anywhere (*)', outsider, 'instances', 'get', '*', 'no'],
+    ['outsider asks about an unknown project', outsider, 'projects', 'get', 'nope', 404],
+    ['outsider may not create projects', outsider, 'projects', 'create', '-', 'no'],
+  ];
+
+  it.each(cases)('%s', (_title, actor, resource, action, object, expected) => {
+    const ask = () => access.canI(actor, { resource, action: action as api.CanIParams['action'], object });
+    if (expected === 404) {
+      const error = thrown(ask);
+      expect(isPorticoError(error) && { code: error.code, details: error.details }).toEqual({
+        code: 'NOT_FOUND',
+        details: { resource: 'project', identifier: object },
+      });
+    } else {
+      expect(ask()).toEqual({ value: expected });
+    }
+  });
+
+  it('rejects an unknown resource or action with BAD_REQUEST', () => {
+    for (const params of [
+      { resource: 'widgets', action: 'get', object: 'alpha' },
+      { resource: 'instances', action: 'explode', object: 'alpha' },
+      { resource: 'instances', action: 'get', object: 'Not/A/Name' },
+    ]) {
+      const error = thrown(() => access.canI(vera, params as api.CanIParams));
+      expect(isPorticoError(error) && error.code).toBe('BAD_REQUEST');
+    }
+  });
+});
+
+describe('can-i summary (Form A)', () => {
+  it('lists the member projects with the first role, all roles and project-wide permissions', () => {
+    const summary = access.canISummary(restricted);
+    expect(summary.serverAdmin).toBe(false);
+    expect(Object.keys(summary.projects)).toEqual(['alpha']);
+    const alpha = summary.projects.alpha;
+    expect(alpha.role).toBe('developer');
+    expect(alpha.roles).toEqual(['developer', 'restricted']);
+    expect(alpha.permissions).toMatchObject({
+      'instances:get': true,
+      'instances:create': true,
+      'instances:delete': false,
+      'secrets:get': false,
+      'rgds:get': true,
+      'members:create': false,
+      'members:delete': false,
+      'project:get': true,
+      'roles:update': false,
+    });
+  });
+
+  it('covers every project for a Server Admin', () => {
+    const summary = access.canISummary(admin);
+    expect(summary.serverAdmin).toBe(true);
+    expect(Object.keys(summary.projects).sort()).toEqual(['alpha', 'beta', 'gamma']);
+    expect(summary.projects.gamma.roles).toEqual([]);
+    expect(summary.projects.gamma.role).toBe('role:serveradmin');
+    expect(Object.values(summary.projects.gamma.permissions).every(Boolean)).toBe(true);
+  });
+
+  it('is empty for an outsider', () => {
+    expect(access.canISummary(outsider)).toEqual({ serverAdmin: false, projects: {} });
+  });
+});
+
+describe('account info', () => {
+  it('describes the caller from current policy and the token', () => {
+    const info = access.accountInfo(dev);
+    expect(info).toEqual({
+      userID: 'dev',
+      email: '',
+      displayName: 'dev',
+      groups: ['devs'],
+      casbinRoles: [],
+      serverAdmin: false,
+      projects: ['alpha', 'beta'],
+      roles: { alpha: 'developer', beta: 'viewer' },
+      issuer: 'portico',
+      tokenIssuedAt: new Date(0).toISOString(),
+      tokenExpiresAt: new Date(8.64e15).toISOString(),
+    });
+    expect(access.accountInfo(admin)).toMatchObject({ serverAdmin: true, casbinRoles: ['role:serveradmin'], projects: [] });
+  });
+});
