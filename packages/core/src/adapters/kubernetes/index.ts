@@ -1,0 +1,1 @@
+export { createKubernetesCluster, type KubernetesClusterOptions } from './kubernetes-cluster.js';
