@@ -1,6 +1,6 @@
 import { badRequest, conflict, notFound } from '../errors.js';
 import type { Logger } from '../logger.js';
-import { ADMIN_SECRET, adminFromSecret, adminPasswordChanges } from './local-admin.js';
+import { ADMIN_SECRET, INITIAL_ADMIN_SECRET, adminFromSecret, adminPasswordChanges } from './local-admin.js';
 import { ADMIN_USERNAME, cutOffAfter, type LocalAccount } from './local-account.js';
 import type { SecretData, SecretStore } from './secrets.js';
 
@@ -165,6 +165,8 @@ export function createAccountStore(options: AccountStoreOptions): AccountStore {
         });
         admin = adminFromSecret(data);
         wrote();
+        // The generated initial password is no longer valid: do not leave it readable.
+        await secrets.update(INITIAL_ADMIN_SECRET, (current) => (current?.password ? { password: null } : {}));
         return admin!;
       }
       const { data } = await secrets.update(ACCOUNTS_SECRET, (current) => {

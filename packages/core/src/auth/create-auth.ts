@@ -1,5 +1,6 @@
 import type { Actor } from '../actor.js';
 import type { PorticoConfig } from '../config.js';
+import type { LoginLockout } from '../limits/lockout.js';
 import type { Logger } from '../logger.js';
 import type { Cluster } from '../ports/cluster.js';
 import type { KeyValue } from '../ports/keyvalue.js';
@@ -27,6 +28,8 @@ export interface AuthDeps {
   logger: Logger;
   /** Single sign-on; none by default (local sign-in only). */
   identityProviders?: IdentityProviders;
+  /** Failed-login lockout (the limits module's); none when absent. */
+  lockout?: LoginLockout;
   /** Milliseconds since the epoch; a fake clock in tests. */
   now?: () => number;
   /** How stale the in-memory copy of local accounts may get on other replicas (default 2 s). */
@@ -55,7 +58,7 @@ export async function createAuth(deps: AuthDeps): Promise<Auth> {
   const startSession = createStartSession(tokens, describe);
   const idp = deps.identityProviders ?? noIdentityProviders();
   const dummyHash = hashPassword(generatePassword());
-  const localLogin = createLocalLogin({ accounts: store, startSession, dummyHash, logger: log });
+  const localLogin = createLocalLogin({ accounts: store, startSession, dummyHash, logger: log, lockout: deps.lockout });
   await dummyHash;
 
   return {

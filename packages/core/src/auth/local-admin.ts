@@ -6,6 +6,13 @@ import type { SecretChanges, SecretData, SecretStore } from './secrets.js';
 /** The Secret holding the built-in admin: `password` (scrypt hash), `createdAt`, `tokensValidAfter`. */
 export const ADMIN_SECRET = 'portico-admin';
 
+/**
+ * A generated initial password is also kept, in plain text, in this Secret (as Argo CD does) so an operator can
+ * read it with kubectl or the CLI after the one log line has scrolled away. It is emptied when the admin changes
+ * the password; it is never written when ADMIN_PASSWORD supplied the password.
+ */
+export const INITIAL_ADMIN_SECRET = 'portico-initial-admin-secret';
+
 const text = (b: Buffer | undefined) => (b?.length ? b.toString('utf8') : undefined);
 
 export function adminFromSecret(data: SecretData | undefined): LocalAccount | undefined {
@@ -46,6 +53,10 @@ export async function bootstrapLocalAdmin(deps: {
   if (adminPassword !== undefined) {
     logger.info({ username: ADMIN_USERNAME }, 'admin password set from ADMIN_PASSWORD');
   } else {
-    logger.warn({ username: ADMIN_USERNAME, password }, 'initial admin password generated; store it now, it is shown only once');
+    await secrets.update(INITIAL_ADMIN_SECRET, () => ({ password }));
+    logger.warn(
+      { username: ADMIN_USERNAME, password, secret: INITIAL_ADMIN_SECRET },
+      'initial admin password generated; it is shown only once here and kept in the Secret until the admin changes it',
+    );
   }
 }

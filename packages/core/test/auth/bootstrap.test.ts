@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ADMIN_SECRET, SIGNING_KEY_SECRET } from '../../src/auth/index.js';
+import { ADMIN_SECRET, INITIAL_ADMIN_SECRET, SIGNING_KEY_SECRET } from '../../src/auth/index.js';
 import { notFound } from '../../src/errors.js';
 import { fakeClock, fakeCluster, fakeKeyValue } from './fakes.js';
 import { ctx, rejection, secretData, startReplica } from './setup.js';
@@ -28,6 +28,17 @@ describe('first start', () => {
     expect(stored.password).toMatch(/^scrypt\$/);
     expect(stored.password).not.toContain(password);
     expect(Date.parse(stored.createdAt)).toBe(w.now());
+  });
+
+  it('keeps a generated password readable in the initial-admin Secret until the admin changes it', async () => {
+    const w = world();
+    const first = await startReplica(w);
+    const password = passwordNotices(first.lines)[0].password as string;
+    expect(secretData(w.cluster, INITIAL_ADMIN_SECRET).password).toBe(password);
+
+    const admin = await first.auth.verifyToken((await first.auth.localLogin({ username: 'admin', password }, ctx)).token);
+    await first.auth.accounts.changePassword(admin, { currentPassword: password, newPassword: 'a-new-admin-password' });
+    expect(secretData(w.cluster, INITIAL_ADMIN_SECRET).password).toBeUndefined();
   });
 
   it('a second start on the same cluster does not print a password and keeps the stored one', async () => {
