@@ -1,0 +1,32 @@
+import type { Command } from 'commander';
+import type { App } from '../app.js';
+import { print } from '../output/render.js';
+import { renderDetails } from '../output/table.js';
+import { formatOf, list, tableOptions, withOutput } from './shared.js';
+
+export function registerAccount(program: Command, app: App): void {
+  const account = program.command('account').description('who you are signed in as');
+
+  withOutput(account.command('info').description('your identity, groups, roles and session')).action(async (opts: { output?: string }, cmd: Command) => {
+    const { client } = await app.session(cmd);
+    const info = await client.account.info();
+    print(app.io, formatOf(opts), info, () =>
+      renderDetails(
+        [
+          ['User', info.userID],
+          ['Email', info.email || '-'],
+          ['Display name', info.displayName || '-'],
+          ['Groups', list(info.groups)],
+          ['Server admin', info.serverAdmin ? 'yes' : 'no'],
+          ['Global roles', list(info.casbinRoles)],
+          ['Projects', list(info.projects)],
+          ['Roles', list(Object.entries(info.roles).map(([p, r]) => `${p}=${r}`))],
+          ['Issuer', info.issuer],
+          ['Token issued', info.tokenIssuedAt],
+          ['Token expires', info.tokenExpiresAt],
+        ],
+        tableOptions(app.io),
+      ),
+    );
+  });
+}

@@ -1,0 +1,103 @@
+import type { Command } from 'commander';
+import type { App } from '../app.js';
+import { errorLine, exitCodeFor, CliError, usageError } from '../exit-codes.js';
+import { print } from '../output/render.js';
+import { renderTable } from '../output/table.js';
+import { askText, need } from '../prompts.js';
+import { formatOf, needProject, needRole, tableOptions, withOutput } from './shared.js';
+
+interface SubjectOptions {
+  user?: string;
+  group?: string;
+}
+
+/** Exactly one of --user / --group; on a terminal with neither, asks for a user. */
+async function subjectOf(app: App, opts: SubjectOptions): Promise<{ type: 'user' | 'group'; name: string }> {
+  if (opts.user && opts.group) throw usageError('pass either --user or --group, not both');
+  if (opts.group) return { type: 'group', name: opts.group };
+  return { type: 'user', name: await need(app.io, opts.user, '--user or --group', () => askText('User')) };
+}
+
+export function registerProjectRole(project: Command, app: App): void {
+  const role = project.command('role').description('who holds which role in a project');
+
+  withOutput(role.command('bindings').description('every user and group binding of a project').argument('[project]', 'project name')).action(
+    async (name: string | undefined, opts: { output?: string }, cmd: Command) => {
+      const { client } = await app.session(cmd);
+      const res = await client.projects.roleBindings(await needProject(app.io, client, name, 'PROJECT argument'));
+      print(app.io, formatOf(opts), res, () =>
+        res.bindings.length
+          ? renderTable(
+              [
+                { header: 'role', value: (b) => b.role },
+                { header: 'type', value: (b) => b.type },
+                { header: 'subject', value: (b) => b.subject },
+              ],
+              res.bindings,
+              tableOptions(app.io),
+            )
+          : `No bindings in project "${res.project}".\n`,
+      );
+    },
+  );
+
+  role
+    .command('bind')
+    .description('give a user or group a role')
+    .argument('[project]', 'project name')
+    .argument('[role]', 'role name')
+    .option('--user <user>', 'user to bind')
+    .option('--group <group>', 'identity-provider group to bind')
+    .action(async (projectArg: string | undefined, roleArg: string | undefined, opts: SubjectOptions, cmd: Command) => {
+      const { client } = await app.session(cmd);
+      const p = await needProject(app.io, client, projectArg, 'PROJECT argument');
+      const r = await needRole(app.io, client, p, roleArg);
+      const subject = await subjectOf(app, opts);
+      if (subject.type === 'user') await client.projects.bindUser(p, r, subject.name);
+      else await client.projects.bindGroup(p, r, subject.name);
+      app.io.out(`${subject.type} "${subject.name}" bound to role "${r}" in project "${p}"\n`);
+    });
+
+  role
+    .command('unbind')
+    .description('take a role away from a user or group')
+    .argument('[project]', 'project name')
+    .argument('[role]', 'role name')
+    .option('--user <user>', 'user to unbind')
+    .option('--group <group>', 'identity-provider group to unbind')
+    .action(async (projectArg: string | undefined, roleArg: string | undefined, opts: SubjectOptions, cmd: Command) => {
+      const { client } = await app.session(cmd);
+      const p = await needProject(app.io, client, projectArg, 'PROJECT argument');
+      const r = await needRole(app.io, client, p, roleArg);
+      const subject = await subjectOf(app, opts);
+      if (subject.type === 'user') await client.projects.unbindUser(p, r, subject.name);
+      else await client.projects.unbindGroup(p, r, subject.name);
+      app.io.out(`${subject.type} "${subject.name}" unbound from role "${r}" in project "${p}"\n`);
+    });
+
+  role
+    .command('change')
+    .description("move a user from one role to another (unbind the old, then bind the new)")
+    .argument('[project]', 'project name')
+    .requiredOption('--user <user>', 'user whose role changes')
+    .requiredOption('--from <role>', 'the role the user holds now')
+    .requiredOption('--to <role>', 'the role the user gets')
+    .action(async (projectArg: string | undefined, opts: { user: string; from: string; to: string }, cmd: Command) => {
+      const { client } = await app.session(cmd);
+      const p = await needProject(app.io, client, projectArg, 'PROJECT argument');
+      if (opts.from === opts.to) throw usageError('--from and --to name the same role');
+      // The contract defines a role change as remove + add, in that order.
+      await client.projects.unbindUser(p, opts.from, opts.user);
+      try {
+        await client.projects.bindUser(p, opts.to, opts.user);
+      } catch (e) {
+        const reason = errorLine(e).replace(/^error: /, '');
+        throw new CliError(
+          `binding "${opts.user}" to role "${opts.to}" failed: ${reason}; the old binding to role "${opts.from}" WAS removed — ` +
+            `restore it with: portico project role bind ${p} ${opts.from} --user ${opts.user}`,
+          exitCodeFor(e),
+        );
+      }
+      app.io.out(`user "${opts.user}" moved from role "${opts.from}" to "${opts.to}" in project "${p}"\n`);
+    });
+}

@@ -1,0 +1,12 @@
+export { run } from './main.js';
+export { createProgram } from './program.js';
+export { createApp, normalizeServer, type App, type GlobalOptions, type Session } from './app.js';
+export { processIo, colorWanted, type Io } from './io.js';
+export { ExitCode, CliError, exitCodeFor, errorLine } from './exit-codes.js';
+export { configPath, loadConfig, saveConfig, type CliConfig, type ContextEntry } from './config.js';
+export { renderTable, renderDetails, fitWidths, truncate, type Column, type TableOptions } from './output/table.js';
+export { formatOutput, type OutputFormat } from './output/render.js';
+export { applySets, parseScalar, setPath, splitKeyPath, readValuesFile } from './values.js';
+export { schemaFields, missingRequired, type FieldRow, type JsonSchemaNode } from './schema-fields.js';
+export { completionScript } from './completion.js';
+export { parseDuration } from './duration.js';

@@ -1,0 +1,40 @@
+import { Command } from 'commander';
+import pkg from '../package.json' with { type: 'json' };
+import type { App } from './app.js';
+import { registerAccount } from './commands/account.js';
+import { registerCanI } from './commands/can-i.js';
+import { registerCompletion } from './commands/completion.js';
+import { registerContext } from './commands/context.js';
+import { registerInstance } from './commands/instance.js';
+import { registerLogin } from './commands/login.js';
+import { registerLogout } from './commands/logout.js';
+import { registerProject } from './commands/project.js';
+import { registerRgd } from './commands/rgd.js';
+
+/** The `portico` command tree. Settings made here before `.command()` calls are inherited by every subcommand. */
+export function createProgram(app: App): Command {
+  const program = new Command('portico')
+    .description('Portico: self-service catalog, projects and instances on Kubernetes')
+    .version(pkg.version, '-v, --version')
+    .option('--server <url>', 'Portico server URL (overrides the context; env PORTICO_SERVER)')
+    .option('--token <token>', 'bearer token (overrides the context; env PORTICO_TOKEN)')
+    .exitOverride()
+    .showSuggestionAfterError()
+    .configureOutput({
+      writeOut: (s) => app.io.out(s),
+      writeErr: (s) => app.io.err(s),
+      getOutHelpWidth: () => app.io.columns ?? 100,
+      getErrHelpWidth: () => app.io.columns ?? 100,
+    });
+
+  registerLogin(program, app);
+  registerLogout(program, app);
+  registerContext(program, app);
+  registerRgd(program, app);
+  registerProject(program, app);
+  registerInstance(program, app);
+  registerAccount(program, app);
+  registerCanI(program, app);
+  registerCompletion(program, app);
+  return program;
+}

@@ -1,0 +1,83 @@
+import { ErrorEnvelope, errorStatus } from '@portico/api';
+
+/** Codes the SDK itself produces, besides the server's codes of the contract (§1). */
+export type ClientErrorCode = 'NETWORK_ERROR' | 'TIMEOUT' | 'ABORTED' | 'INVALID_RESPONSE' | 'SSO_FAILED';
+
+export interface PorticoApiErrorInit {
+  status: number;
+  code: string;
+  message: string;
+  details?: Record<string, unknown>;
+  requestId?: string;
+  /** Seconds the server asked to wait (429, 503). */
+  retryAfter?: number;
+  cause?: unknown;
+}
+
+/**
+ * Every failure of an SDK call: a server error envelope, a transport failure (`status` 0 with
+ * `NETWORK_ERROR`, `TIMEOUT` or `ABORTED`) or a response that does not match the contract (`INVALID_RESPONSE`).
+ */
+export class PorticoApiError extends Error {
+  readonly status: number;
+  readonly code: string;
+  readonly details: Record<string, unknown>;
+  readonly requestId?: string;
+  readonly retryAfter?: number;
+
+  constructor(init: PorticoApiErrorInit) {
+    super(init.message, init.cause === undefined ? undefined : { cause: init.cause });
+    this.name = 'PorticoApiError';
+    this.status = init.status;
+    this.code = init.code;
+    this.details = init.details ?? {};
+    this.requestId = init.requestId;
+    this.retryAfter = init.retryAfter;
+  }
+}
+
+export const isPorticoApiError = (e: unknown): e is PorticoApiError => e instanceof PorticoApiError;
+
+const codeByStatus = new Map<number, string>();
+for (const [code, status] of Object.entries(errorStatus)) if (!codeByStatus.has(status)) codeByStatus.set(status, code);
+
+/** `Retry-After` as seconds: a number of seconds or an HTTP date; undefined when absent or unreadable. */
+export function parseRetryAfter(value: string | null, now = Date.now()): number | undefined {
+  if (value === null || value.trim() === '') return undefined;
+  const trimmed = value.trim();
+  if (/^\d+$/.test(trimmed)) return Number(trimmed);
+  const date = Date.parse(trimmed);
+  if (Number.isNaN(date)) return undefined;
+  return Math.max(0, Math.ceil((date - now) / 1000));
+}
+
+/** Turns a non-2xx response (with its body text) into a PorticoApiError, reading the envelope when there is one. */
+export function errorFromResponse(res: Response, text: string): PorticoApiError {
+  const headerRequestId = res.headers.get('x-request-id') ?? undefined;
+  const retryAfter = parseRetryAfter(res.headers.get('retry-after'));
+  let envelope: ErrorEnvelope | undefined;
+  try {
+    const parsed = ErrorEnvelope.safeParse(JSON.parse(text));
+    if (parsed.success) envelope = parsed.data;
+  } catch {
+    // not JSON: a proxy or load balancer answered, not Portico
+  }
+  if (envelope) {
+    return new PorticoApiError({
+      status: res.status,
+      code: envelope.code,
+      message: envelope.message,
+      details: envelope.details,
+      requestId: envelope.requestId ?? headerRequestId,
+      retryAfter,
+    });
+  }
+  const snippet = text.replace(/\s+/g, ' ').trim().slice(0, 200);
+  return new PorticoApiError({
+    status: res.status,
+    code: codeByStatus.get(res.status) ?? `HTTP_${res.status}`,
+    message: `HTTP ${res.status}${res.statusText ? ` ${res.statusText}` : ''}${snippet ? `: ${snippet}` : ''}`,
+    requestId: headerRequestId,
+    retryAfter,
+  });
+}

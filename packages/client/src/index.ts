@@ -1,0 +1,15 @@
+export { createClient, type PorticoClient, type EventsApi } from './client.js';
+export { PorticoApiError, isPorticoApiError, parseRetryAfter, type ClientErrorCode, type PorticoApiErrorInit } from './errors.js';
+export type { ClientOptions, CallOptions, RetryOptions, WebSocketConstructor } from './options.js';
+export type { RouteInput, Transport } from './transport.js';
+export type { EventHandlers, EventSubscription } from './events.js';
+export type { AuthApi } from './resources/auth.js';
+export type { AccountApi, AccountsApi } from './resources/accounts.js';
+export type { RgdFilter, RgdsApi } from './resources/rgds.js';
+export type { CreateProjectInput, ProjectRoleInput, ProjectsApi, UpdateProjectInput } from './resources/projects.js';
+export type { CreateFlatInstanceInput, CreateInstanceInput, InstanceFilter, InstanceRef, InstancesApi } from './resources/instances.js';
+export type { HealthApi } from './resources/health.js';
+export { paginate, type Page } from './paginate.js';
+export { loginLocal, loginSso, type SsoLoginOptions } from './login.js';
+export { createNodeFetch, type NodeFetchOptions } from './node-fetch.js';
+export { buildPath, buildQuery, wsUrl } from './paths.js';
