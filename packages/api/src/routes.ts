@@ -42,7 +42,7 @@ export interface RouteDef {
   enterprise?: { feature: string; ossStatus: 402 | 404 };
 }
 
-const r = (def: RouteDef) => def;
+const r = <const T extends RouteDef>(def: T) => def;
 const AccountParams = z.object({ username: Username });
 const EnterpriseRest = z.object({ path: z.string() });
 

@@ -2,7 +2,7 @@ import { badRequest, conflict, notFound } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { ADMIN_SECRET, INITIAL_ADMIN_SECRET, adminFromSecret, adminPasswordChanges } from './local-admin.js';
 import { ADMIN_USERNAME, cutOffAfter, type LocalAccount } from './local-account.js';
-import type { SecretData, SecretStore } from './secrets.js';
+import type { SecretChanges, SecretData, SecretStore } from './secrets.js';
 
 /** The Secret holding every local account but the admin: one key per username, JSON `{hash, groups, createdAt, tokensValidAfter?}`. */
 export const ACCOUNTS_SECRET = 'portico-accounts';
@@ -166,7 +166,7 @@ export function createAccountStore(options: AccountStoreOptions): AccountStore {
         admin = adminFromSecret(data);
         wrote();
         // The generated initial password is no longer valid: do not leave it readable.
-        await secrets.update(INITIAL_ADMIN_SECRET, (current) => (current?.password ? { password: null } : {}));
+        await secrets.update(INITIAL_ADMIN_SECRET, (current): SecretChanges => (current?.password ? { password: null } : {}));
         return admin!;
       }
       const { data } = await secrets.update(ACCOUNTS_SECRET, (current) => {
