@@ -1,0 +1,48 @@
+// HTTP load generator for the benchmarks: keep-alive connections, a fixed number of requests in flight, for a
+// fixed duration; reports req/s and latency percentiles. Bounded in time and count by construction.
+import { Pool } from 'undici';
+
+export async function load({ url, path, headers = {}, connections = 32, pipelining = 1, durationMs = 5000, warmupMs = 500, expectStatus = 200 }) {
+  const origin = new URL(url).origin;
+  const pool = new Pool(origin, { connections, pipelining, keepAliveTimeout: 10_000 });
+  const paths = Array.isArray(path) ? path : [path];
+  const latencies = [];
+  let done = 0;
+  let errors = 0;
+  let unexpected = 0;
+  let measuring = false;
+  let stop = false;
+  let i = 0;
+
+  async function worker() {
+    while (!stop) {
+      const p = paths[i++ % paths.length];
+      const t0 = performance.now();
+      try {
+        const res = await pool.request({ method: 'GET', path: p, headers });
+        await res.body.dump();
+        if (res.statusCode !== expectStatus) unexpected++;
+      } catch {
+        errors++;
+      }
+      if (measuring) {
+        done++;
+        latencies.push(performance.now() - t0);
+      }
+    }
+  }
+
+  const workers = Array.from({ length: connections * pipelining }, worker);
+  await new Promise((r) => setTimeout(r, warmupMs));
+  measuring = true;
+  const start = performance.now();
+  await new Promise((r) => setTimeout(r, durationMs));
+  measuring = false;
+  const elapsed = (performance.now() - start) / 1000;
+  stop = true;
+  await Promise.all(workers);
+  await pool.close();
+  latencies.sort((a, b) => a - b);
+  const pct = (q) => (latencies.length ? latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] : NaN);
+  return { rps: done / elapsed, p50: pct(0.5), p99: pct(0.99), requests: done, errors, unexpected };
+}
