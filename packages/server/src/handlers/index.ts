@@ -1,0 +1,22 @@
+import { accountHandlers } from './account.js';
+import { accountsHandlers } from './accounts.js';
+import { authHandlers } from './auth.js';
+import { instancesHandlers } from './instances.js';
+import { operationsHandlers } from './operations.js';
+import { projectsHandlers } from './projects.js';
+import { rgdsHandlers } from './rgds.js';
+import type { Handler } from './types.js';
+
+/**
+ * One handler per route id of the table, keyed by id. Enterprise routes have none: the edition gate answers
+ * them. `createServer` refuses to start when a route of the table is missing here.
+ */
+export const handlers: Readonly<Record<string, Handler>> = {
+  ...authHandlers,
+  ...accountsHandlers,
+  ...accountHandlers,
+  ...rgdsHandlers,
+  ...projectsHandlers,
+  ...instancesHandlers,
+  ...operationsHandlers,
+};
