@@ -6,6 +6,7 @@
 // second scenario, Redis at BENCH_REDIS_ADDRESS (127.0.0.1:6379). Bounded: exits after 170 s whatever happens.
 import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
+import { Redis } from 'ioredis';
 import { WebSocket } from 'ws';
 import { startChild } from '../lib/child.mjs';
 import { load } from '../lib/load.mjs';
@@ -49,6 +50,22 @@ function openClient(url, stats) {
   });
 }
 
+/** Removes what a run left in Redis (event claims), so runs leave no trace. */
+async function dropKeys(prefix) {
+  const redis = new Redis(process.env.BENCH_REDIS_ADDRESS ?? '127.0.0.1:6379', { lazyConnect: true, maxRetriesPerRequest: 1 });
+  try {
+    await redis.connect();
+    let cursor = '0';
+    do {
+      const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
+      if (keys.length) await redis.del(...keys);
+      cursor = next;
+    } while (cursor !== '0');
+  } finally {
+    redis.disconnect();
+  }
+}
+
 async function scenario(replicas, perSecond) {
   const prefix = `portico-bench:${process.pid}:${randomUUID()}:`;
   const env = replicas > 1 ? { BENCH_KV: 'redis', BENCH_REDIS_PREFIX: prefix } : { BENCH_KV: 'memory' };
@@ -86,6 +103,7 @@ async function scenario(replicas, perSecond) {
 
   for (const s of sockets) s.terminate();
   await Promise.all(servers.map((s) => s.stop()));
+  if (replicas > 1) await dropKeys(prefix);
   stats.latencies.sort((a, b) => a - b);
   const pct = (q) => stats.latencies[Math.min(stats.latencies.length - 1, Math.floor(q * stats.latencies.length))];
   return {

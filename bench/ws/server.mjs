@@ -9,6 +9,9 @@ const coreModule = process.env.BENCH_CORE_MODULE ?? new URL('../../packages/core
 const serverModule = process.env.BENCH_SERVER_MODULE ?? new URL('../../packages/server/dist/index.js', import.meta.url).href;
 const { createEmbeddedCluster, createLogger, createMemoryKeyValue, createRedisKeyValue, createPortico, loadConfig, resources } = await import(coreModule);
 const { createServer, attachWebSocket } = await import(serverModule);
+if (typeof attachWebSocket !== 'function') {
+  throw new Error('the built @portico/server does not export attachWebSocket (packages/server/src/index.ts), rebuild with `npm run build`');
+}
 
 export const PROJECTS = Number(process.env.BENCH_PROJECTS ?? 50);
 export const USERS_PER_PROJECT = Number(process.env.BENCH_USERS_PER_PROJECT ?? 40);

@@ -98,6 +98,7 @@ export async function createPortico(opts: CreatePorticoOptions = {}): Promise<Po
       if (stopped) return;
       stopped = true;
       await instances.stop();
+      await events.close();
       projectInformer.stop();
       rgdInformer.stop();
       if (ownsKv) await kv.close();

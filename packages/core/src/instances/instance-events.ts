@@ -1,0 +1,75 @@
+import type * as api from '@portico/api';
+import type { DomainEvent } from '../types.js';
+import type { IndexChange, IndexedInstance } from './instance-index.js';
+
+/** Ready resources from kro's `ResourcesReady` message (`"k/N resources ready"`), or all of them once ACTIVE. */
+export function readyResourcesOf(instance: api.Instance, totalResources: number): number {
+  if (instance.status.state === 'ACTIVE') return totalResources;
+  const message = instance.conditions.find((c) => c.type === 'ResourcesReady')?.message ?? '';
+  const match = /^(\d+)\s*\/\s*(\d+)/.exec(message);
+  return match ? Number(match[1]) : 0;
+}
+
+/** What a user reads as the current step: the Ready condition's message, else ResourcesReady's. */
+const progressMessage = (instance: api.Instance): string =>
+  instance.conditions.find((c) => c.type === 'Ready')?.message ?? instance.conditions.find((c) => c.type === 'ResourcesReady')?.message ?? '';
+
+export function deployProgress(item: IndexedInstance, totalResources: number): api.DeployProgress {
+  const { instance } = item;
+  return {
+    instanceId: item.id,
+    project: item.project,
+    namespace: instance.namespace,
+    kind: instance.kind,
+    name: instance.name,
+    phase: instance.status.state,
+    totalResources,
+    readyResources: readyResourcesOf(instance, totalResources),
+    message: progressMessage(instance),
+  };
+}
+
+const scope = (item: IndexedInstance) => ({
+  object: item.rbacObject,
+  project: item.project,
+  namespace: item.instance.namespace,
+  name: item.instance.name,
+});
+
+/**
+ * The domain events one index change produces: always an `instance_update`; a `deploy_progress` when the state
+ * or the ready count moved (or the instance is new); a `counts_changed` when an instance appeared or went away
+ * (or moved project, which changes who counts it).
+ */
+export function eventsForChange(change: IndexChange, totalResources: (item: IndexedInstance) => number): DomainEvent[] {
+  const { current, previous, action } = change;
+  const instance = current.instance;
+  const update: api.InstanceUpdate = {
+    action,
+    namespace: instance.namespace,
+    kind: instance.kind,
+    name: instance.name,
+    project: current.project,
+    instance,
+  };
+  const events: DomainEvent[] = [{ type: 'instance_update', ...scope(current), data: update }];
+
+  if (action !== 'delete') {
+    const total = totalResources(current);
+    const now = deployProgress(current, total);
+    const before = action === 'update' && previous ? deployProgress(previous, total) : undefined;
+    if (!before || before.phase !== now.phase || before.readyResources !== now.readyResources) {
+      events.push({ type: 'deploy_progress', ...scope(current), data: now });
+    }
+  }
+  if (action !== 'update' || (previous && previous.project !== current.project)) {
+    events.push({ type: 'counts_changed', data: {} });
+  }
+  return events;
+}
+
+/** The source-dedupe key of a change (contract: `<uid>:<resourceVersion>:<type>`). */
+export const claimOf = (change: IndexChange): string => {
+  const meta = change.current.object.metadata;
+  return `${meta.uid ?? change.current.id}:${meta.resourceVersion ?? ''}:${change.cause}`;
+};

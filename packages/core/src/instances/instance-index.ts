@@ -1,0 +1,291 @@
+import type * as api from '@portico/api';
+import type { CatalogChange, CatalogEntry } from '../catalog/index.js';
+import type { Informer, InformerEvent, InformerEventType } from '../cluster/informer-types.js';
+import type { Logger } from '../logger.js';
+import type { Cluster, Disposable, KubeObject, ResourceRef } from '../ports/cluster.js';
+import type { InstanceKey } from '../types.js';
+import { instanceId, instanceObject, keyOf, toInstance } from './instance-resource.js';
+
+/** How the index obtains informers (the cluster module's `createInformer`). */
+export type CreateInformer = (cluster: Cluster, ref: ResourceRef, opts?: { namespace?: string; logger?: Logger }) => Informer;
+
+/** The part of the catalog the index follows. */
+export interface CatalogSource {
+  entries(): CatalogEntry[];
+  onChange(listener: (action: CatalogChange, entry: CatalogEntry) => void): Disposable;
+}
+
+/** One instance as the index holds it: converted once per change, read many times. */
+export interface IndexedInstance {
+  /** `<namespace>/<kind>/<name>`. */
+  id: string;
+  object: KubeObject;
+  instance: api.Instance;
+  /** '' when the object carries no project label (created outside Portico): visible to Server Admins only. */
+  project: string;
+  /** `instances/<project>/<namespace>/<kind>/<name>`. */
+  rbacObject: string;
+  /** `<group>/<version>/<kind>` of the informer that holds it. */
+  kindKey: string;
+  /** The resource it is read and written through. */
+  ref: ResourceRef;
+}
+
+/** A write the index should show: a resourceVersion (or a later one), or the object gone / being deleted. */
+export type IndexTarget = { resourceVersion: string } | { deleted: true };
+
+export interface IndexChange {
+  action: 'add' | 'update' | 'delete';
+  current: IndexedInstance;
+  previous?: IndexedInstance;
+  /** The watch event behind the change; `UNWATCHED` when the kind left the catalog. */
+  cause: InformerEventType | 'UNWATCHED';
+}
+
+export interface InstanceIndex {
+  /** Starts an informer for every catalog kind and follows catalog changes; resolves when all have synced. */
+  start(): Promise<void>;
+  stop(): void;
+  get(key: InstanceKey): IndexedInstance | undefined;
+  inProject(project: string): Iterable<IndexedInstance>;
+  projects(): string[];
+  all(): Iterable<IndexedInstance>;
+  /** The watched resource of a kind, undefined when no catalog RGD serves it (yet). */
+  refOf(entry: CatalogEntry): ResourceRef | undefined;
+  onChange(listener: (change: IndexChange) => void): Disposable;
+  /** Resolves after pending informer starts/stops (tests, and create() waiting for a new kind). */
+  settled(): Promise<void>;
+  /**
+   * Resolves once the index shows a write, so the writer's next read includes it (read-your-writes); `false`
+   * after `timeoutMs` rather than an error: the write itself has succeeded.
+   */
+  waitFor(key: InstanceKey, target: IndexTarget, timeoutMs?: number): Promise<boolean>;
+}
+
+const integer = /^\d+$/;
+
+function reached(item: IndexedInstance | undefined, target: IndexTarget): boolean {
+  if ('deleted' in target) return item === undefined || item.object.metadata.deletionTimestamp !== undefined;
+  const current = item?.object.metadata.resourceVersion;
+  if (current === undefined) return false;
+  if (current === target.resourceVersion) return true;
+  return integer.test(current) && integer.test(target.resourceVersion) && BigInt(current) > BigInt(target.resourceVersion);
+}
+
+interface WatchedKind {
+  ref: ResourceRef;
+  informer: Informer;
+  subscription: Disposable;
+  /** The catalog entry that owns the kind now; refreshed on RGD updates. */
+  entry: CatalogEntry;
+  /** True until the informer's first list is applied. */
+  syncing: boolean;
+}
+
+const gvk = (e: { group: string; version: string; kind: string }) => `${e.group}/${e.version}/${e.kind}`;
+
+/**
+ * The instance index: one informer per catalog RGD kind (started when the RGD enters the catalog, stopped when it
+ * leaves) and in-memory maps by id and by project, updated from informer events. Requests read only these maps.
+ */
+export function createInstanceIndex(deps: {
+  cluster: Cluster;
+  catalog: CatalogSource;
+  createInformer: CreateInformer;
+  logger: Logger;
+}): InstanceIndex {
+  const { cluster, catalog, createInformer } = deps;
+  const logger = deps.logger.child({ module: 'instance-index' });
+  const byId = new Map<string, IndexedInstance>();
+  const byProject = new Map<string, Map<string, IndexedInstance>>();
+  const watched = new Map<string, WatchedKind>();
+  const listeners = new Set<(change: IndexChange) => void>();
+  let catalogSubscription: Disposable | undefined;
+  let stopped = false;
+  // Informer starts and stops run one at a time, in catalog-event order.
+  let queue: Promise<void> = Promise.resolve();
+
+  const emit = (change: IndexChange) => {
+    for (const listener of [...listeners]) {
+      try {
+        listener(change);
+      } catch (err) {
+        logger.error({ err, id: change.current.id }, 'instance index listener failed');
+      }
+    }
+  };
+
+  const projectBucket = (project: string) => {
+    let bucket = byProject.get(project);
+    if (!bucket) byProject.set(project, (bucket = new Map()));
+    return bucket;
+  };
+
+  const unlink = (item: IndexedInstance) => {
+    byId.delete(item.id);
+    const bucket = byProject.get(item.project);
+    bucket?.delete(item.id);
+    if (bucket?.size === 0) byProject.delete(item.project);
+  };
+
+  const keyOfKind = (object: KubeObject, kind: WatchedKind): InstanceKey => {
+    const key = keyOf(object);
+    if (!kind.ref.namespaced) key.namespace = '';
+    return key;
+  };
+
+  const indexed = (object: KubeObject, kind: WatchedKind): IndexedInstance => {
+    const instance = toInstance(object, { isClusterScoped: !kind.ref.namespaced, rgdName: kind.entry.name });
+    const key = keyOfKind(object, kind);
+    return {
+      id: instanceId(key),
+      object,
+      instance,
+      project: instance.project,
+      rbacObject: instanceObject(instance.project, key),
+      kindKey: gvk(kind.ref),
+      ref: kind.ref,
+    };
+  };
+
+  const upsert = (object: KubeObject, kind: WatchedKind, cause: InformerEventType, silent: boolean) => {
+    const item = indexed(object, kind);
+    const previous = byId.get(item.id);
+    if (previous) unlink(previous);
+    byId.set(item.id, item);
+    projectBucket(item.project).set(item.id, item);
+    if (!silent) emit({ action: previous ? 'update' : 'add', current: item, previous, cause });
+  };
+
+  const remove = (id: string, cause: IndexChange['cause']) => {
+    const previous = byId.get(id);
+    if (!previous) return;
+    unlink(previous);
+    emit({ action: 'delete', current: previous, previous, cause });
+  };
+
+  const onInformerEvent = (kind: WatchedKind) => (event: InformerEvent) => {
+    if (event.type === 'DELETED') remove(instanceId(keyOfKind(event.object, kind)), 'DELETED');
+    // The first list is indexed without events: a (re)start of this process is not news to subscribers.
+    else upsert(event.object, kind, event.type, kind.syncing);
+  };
+
+  const startKind = async (entry: CatalogEntry) => {
+    const ref = await cluster.discover(entry.group, entry.version, entry.kind);
+    if (!ref) {
+      // The CRD is not served yet (RGD not Active); the RGD's next update retries.
+      logger.debug({ rgd: entry.name, kind: entry.kind }, 'instance kind not served yet');
+      return;
+    }
+    if (stopped || watched.has(gvk(entry))) return;
+    const informer = createInformer(cluster, ref, { logger });
+    const kind: WatchedKind = { ref, informer, entry, subscription: { close() {} }, syncing: true };
+    watched.set(gvk(entry), kind);
+    kind.subscription = informer.on(onInformerEvent(kind));
+    try {
+      await informer.start();
+    } catch (err) {
+      logger.warn({ err, kind: entry.kind }, 'instance informer did not sync');
+    }
+    kind.syncing = false;
+    logger.info({ kind: entry.kind, rgd: entry.name, instances: informer.list().length }, 'watching instances');
+  };
+
+  const stopKind = (key: string) => {
+    const kind = watched.get(key);
+    if (!kind) return;
+    watched.delete(key);
+    kind.subscription.close();
+    kind.informer.stop();
+    for (const item of [...byId.values()]) if (item.kindKey === key) remove(item.id, 'UNWATCHED');
+    logger.info({ kind: kind.entry.kind, rgd: kind.entry.name }, 'stopped watching instances');
+  };
+
+  /** Brings the set of informers in line with the catalog: one per kind of a catalog entry. */
+  const reconcile = async () => {
+    if (stopped) return;
+    const wanted = new Map<string, CatalogEntry>();
+    for (const entry of catalog.entries()) if (entry.kind && entry.version && !wanted.has(gvk(entry))) wanted.set(gvk(entry), entry);
+    for (const key of [...watched.keys()]) if (!wanted.has(key)) stopKind(key);
+    await Promise.all(
+      [...wanted].map(async ([key, entry]) => {
+        const kind = watched.get(key);
+        if (kind) kind.entry = entry;
+        else await startKind(entry);
+      }),
+    );
+  };
+
+  const enqueue = (work: () => Promise<void>) => {
+    queue = queue.then(work).catch((err) => logger.error({ err }, 'instance index reconcile failed'));
+    return queue;
+  };
+
+  return {
+    async start() {
+      stopped = false;
+      catalogSubscription = catalog.onChange(() => void enqueue(reconcile));
+      await enqueue(reconcile);
+    },
+
+    stop() {
+      stopped = true;
+      catalogSubscription?.close();
+      catalogSubscription = undefined;
+      for (const kind of watched.values()) {
+        kind.subscription.close();
+        kind.informer.stop();
+      }
+      watched.clear();
+      byId.clear();
+      byProject.clear();
+    },
+
+    get(key) {
+      return byId.get(instanceId(key));
+    },
+
+    inProject(project) {
+      return byProject.get(project)?.values() ?? [];
+    },
+
+    projects() {
+      return [...byProject.keys()];
+    },
+
+    all() {
+      return byId.values();
+    },
+
+    refOf(entry) {
+      return watched.get(gvk(entry))?.ref;
+    },
+
+    onChange(listener) {
+      listeners.add(listener);
+      return { close: () => void listeners.delete(listener) };
+    },
+
+    settled() {
+      return queue;
+    },
+
+    waitFor(key, target, timeoutMs = 5_000) {
+      const id = instanceId(key);
+      if (reached(byId.get(id), target)) return Promise.resolve(true);
+      return new Promise((resolve) => {
+        const listener = () => {
+          if (reached(byId.get(id), target)) finish(true);
+        };
+        const finish = (ok: boolean) => {
+          clearTimeout(timer);
+          listeners.delete(listener);
+          resolve(ok);
+        };
+        const timer = setTimeout(() => finish(false), timeoutMs);
+        timer.unref?.();
+        listeners.add(listener);
+      });
+    },
+  };
+}

@@ -1,0 +1,242 @@
+import type { Actor } from '../actor.js';
+import { validateValues, type Catalog } from '../catalog/index.js';
+import type { Informer } from '../cluster/informer-types.js';
+import type { PorticoConfig } from '../config.js';
+import { isPorticoError, conflict, forbidden, notFound, unprocessable, validationFailed } from '../errors.js';
+import { publishCatalogChanges } from '../events/catalog-events.js';
+import { publishAll } from '../events/publish.js';
+import type { Logger } from '../logger.js';
+import type { Cluster, Disposable, KubeObject } from '../ports/cluster.js';
+import type { Authorizer, EventsService, InstanceKey, InstancesService } from '../types.js';
+import { checkCreate, gitopsRepoSetting } from './create-checks.js';
+import { createGitWriter, manifestPath, manifestYaml, type GitWriter } from './gitops.js';
+import { claimOf, eventsForChange } from './instance-events.js';
+import { createInstanceIndex, type CreateInformer, type IndexedInstance, type InstanceIndex } from './instance-index.js';
+import { instanceAnnotations, instanceManifest, manifestFieldsOf, toInstance } from './instance-resource.js';
+import { listPage, visibleInstances } from './list-query.js';
+import { applyMergePatch, mergePatchBetween } from './merge-patch.js';
+
+export interface InstancesDeps {
+  cluster: Cluster;
+  catalog: Catalog;
+  authz: Authorizer;
+  /** Informer over Project resources (destinations, existence). */
+  projects: Informer;
+  events: EventsService;
+  config: PorticoConfig;
+  logger: Logger;
+  createInformer: CreateInformer;
+}
+
+export interface Instances extends InstancesService {
+  /** Instances per RGD name that `actor` may see: the catalog's `instances` field. */
+  instanceCounts(actor: Actor): Map<string, number>;
+  /** Starts the instance index (one informer per catalog kind) and event publishing; resolves when synced. */
+  start(): Promise<void>;
+  stop(): Promise<void>;
+  /** The index, for modules that read instances without a caller (tests, the events bridge). */
+  readonly index: InstanceIndex;
+}
+
+/** Retries of a PATCH without a client resourceVersion, when a concurrent writer (kro's status) got in between. */
+const patchAttempts = 3;
+
+const shortName = (key: InstanceKey) => (key.namespace ? `${key.namespace}/${key.name}` : key.name);
+const describeKey = (key: InstanceKey) => (key.namespace ? `${key.namespace}/${key.kind}/${key.name}` : `${key.kind}/${key.name}`);
+
+/**
+ * Instances of catalog RGDs: creation with the contract's checks in order, deployment modes (direct, GitOps,
+ * hybrid), and reads served from the instance index, filtered per caller by the policy engine.
+ */
+export function createInstances(deps: InstancesDeps): Instances {
+  const { cluster, catalog, authz, config } = deps;
+  const logger = deps.logger.child({ module: 'instances' });
+  const index = createInstanceIndex({ cluster, catalog, createInformer: deps.createInformer, logger: deps.logger });
+  let git: GitWriter | undefined;
+  const gitWriter = () => (git ??= createGitWriter(config.gitopsRepo!, logger));
+  const subscriptions: Disposable[] = [];
+
+  const totalResources = (item: IndexedInstance) => catalog.entry(item.instance.rgdName)?.resources.length ?? 0;
+
+  /** The instance if `actor` may get it; absent and invisible look the same (404, never 403). */
+  const visible = (actor: Actor, key: InstanceKey): IndexedInstance => {
+    const item = index.get(key);
+    if (!item || !authz.can(actor, 'get', item.rbacObject)) throw notFound('instance', describeKey(key));
+    return item;
+  };
+
+  const allowed = (actor: Actor, action: 'update' | 'delete', item: IndexedInstance) => {
+    if (!authz.can(actor, action, item.rbacObject)) throw forbidden(`you may not ${action} instance "${item.instance.name}"`);
+  };
+
+  const commitManifest = (item: { project: string; key: InstanceKey }, manifest: KubeObject | undefined, message: string) => {
+    // An instance committed by another installation (or before the setting was removed) cannot be changed here.
+    if (!config.gitopsRepo) {
+      return Promise.reject(unprocessable(`this instance is managed through Git: set ${gitopsRepoSetting}`, { setting: gitopsRepoSetting }));
+    }
+    return gitWriter().commit(manifestPath(item.project, item.key), manifest && manifestYaml(manifest), message);
+  };
+
+  const service: Instances = {
+    index,
+
+    async create(actor, input) {
+      const plan = checkCreate({ catalog, authz, projects: deps.projects, config }, actor, input);
+      const { entry, key, project, spec, mode } = plan;
+
+      // 10. The name is free: in the cluster (the index) and, for Git modes, in the repository.
+      if (index.get(key) || (mode !== 'direct' && (await gitWriter().exists(manifestPath(project, key))))) {
+        throw conflict(`instance "${describeKey(key)}" already exists`, { kind: key.kind, namespace: key.namespace, name: key.name });
+      }
+
+      const manifest = instanceManifest({
+        apiVersion: entry.apiVersion,
+        kind: entry.kind,
+        name: key.name,
+        namespace: key.namespace,
+        project,
+        rgdName: entry.name,
+        deploymentMode: mode,
+        createdBy: actor.id,
+        createdAt: new Date().toISOString().replace(/\.\d{3}Z$/, 'Z'),
+        spec,
+      });
+      const context = { isClusterScoped: entry.isClusterScoped, rgdName: entry.name };
+
+      if (mode !== 'direct') {
+        const sha = await commitManifest(plan, manifest, `Create ${entry.kind} ${shortName(key)} in project ${project}\n\nRequested by ${actor.subject} through Portico.`);
+        manifest.metadata.annotations![instanceAnnotations.gitCommit] = sha;
+        logger.info({ project, instance: describeKey(key), commit: sha, mode }, 'instance committed to the GitOps repository');
+        // GitOps: a controller (Argo CD, Flux) applies the commit; nothing is created here.
+        if (mode === 'gitops') return toInstance(manifest, context);
+      }
+
+      const ref = index.refOf(entry) ?? (await cluster.discover(entry.group, entry.version, entry.kind));
+      if (!ref) throw conflict(`rgd "${entry.name}" is not serving its kind yet, retry shortly`, { rgd: entry.name });
+      let created: KubeObject;
+      try {
+        created = await cluster.create(ref, manifest);
+      } catch (err) {
+        if (isPorticoError(err) && err.code === 'CONFLICT') throw conflict(`instance "${describeKey(key)}" already exists`, { kind: key.kind, namespace: key.namespace, name: key.name });
+        throw err;
+      }
+      logger.info({ project, instance: describeKey(key), mode, by: actor.id }, 'instance created');
+      await index.waitFor(key, { resourceVersion: created.metadata.resourceVersion ?? '' });
+      return toInstance(created, context);
+    },
+
+    list(actor, query) {
+      return listPage(visibleInstances(index, authz, actor, query.project), query);
+    },
+
+    count(actor) {
+      let count = 0;
+      for (const _ of visibleInstances(index, authz, actor)) count++;
+      return { count };
+    },
+
+    instanceCounts(actor) {
+      const counts = new Map<string, number>();
+      for (const { instance } of visibleInstances(index, authz, actor)) counts.set(instance.rgdName, (counts.get(instance.rgdName) ?? 0) + 1);
+      return counts;
+    },
+
+    get(actor, key) {
+      return visible(actor, key).instance;
+    },
+
+    async patch(actor, key, input) {
+      const item = visible(actor, key);
+      allowed(actor, 'update', item);
+      const entry = catalog.entry(item.instance.rgdName) ?? catalog.entryForKind(key.kind);
+      if (!entry) throw conflict(`rgd "${item.instance.rgdName}" is no longer in the catalog`, { rgd: item.instance.rgdName });
+      const schema = catalog.schemaOf(entry);
+      const namespace = key.namespace || undefined;
+
+      for (let attempt = 1; ; attempt++) {
+        // The current object, not the index's copy: the merge base must be the version we send a precondition for.
+        const current = await cluster.get(item.ref, key.name, namespace);
+        if (!current) throw notFound('instance', describeKey(key));
+        const version = current.metadata.resourceVersion ?? '';
+        if (input.resourceVersion !== undefined && input.resourceVersion !== version) {
+          throw conflict(`instance "${describeKey(key)}" was changed since resourceVersion ${input.resourceVersion}`, { resourceVersion: version });
+        }
+        const merged = applyMergePatch(current.spec ?? {}, input.spec);
+        const result = validateValues(schema, merged);
+        if (!result.ok) throw validationFailed(result.fields, `the values do not match the schema of rgd "${entry.name}"`);
+        const annotations: Record<string, string> = {
+          [instanceAnnotations.updatedBy]: actor.id,
+          [instanceAnnotations.updatedAt]: new Date().toISOString().replace(/\.\d{3}Z$/, 'Z'),
+        };
+        const mode = item.instance.deploymentMode;
+        if (mode !== 'direct') {
+          const manifest = instanceManifest({ ...manifestFieldsOf(current), spec: result.value });
+          const sha = await commitManifest(
+            { project: item.project, key },
+            manifest,
+            `Update ${key.kind} ${shortName(key)} in project ${item.project}\n\nRequested by ${actor.subject} through Portico.`,
+          );
+          // GitOps: Git is the source of truth; the controller applies the commit (a direct patch would be reverted).
+          if (mode === 'gitops') return { ...item.instance, spec: result.value, gitCommit: sha };
+          annotations[instanceAnnotations.gitCommit] = sha;
+        }
+        try {
+          const patched = await cluster.patch(
+            item.ref,
+            key.name,
+            { metadata: { annotations }, spec: mergePatchBetween(current.spec ?? {}, result.value) as Record<string, unknown> },
+            { namespace, resourceVersion: version },
+          );
+          await index.waitFor(key, { resourceVersion: patched.metadata.resourceVersion ?? '' });
+          return toInstance(patched, { isClusterScoped: !item.ref.namespaced, rgdName: entry.name });
+        } catch (err) {
+          const raced = isPorticoError(err) && err.code === 'CONFLICT';
+          if (!raced || input.resourceVersion !== undefined || attempt >= patchAttempts) throw err;
+        }
+      }
+    },
+
+    async delete(actor, key) {
+      const item = visible(actor, key);
+      allowed(actor, 'delete', item);
+      const namespace = key.namespace || undefined;
+      const mode = item.instance.deploymentMode;
+      if (mode !== 'direct') {
+        const sha = await commitManifest({ project: item.project, key }, undefined, `Delete ${key.kind} ${shortName(key)} in project ${item.project}\n\nRequested by ${actor.subject} through Portico.`);
+        // GitOps: removing the file is the deletion; the controller prunes the resource.
+        if (mode === 'gitops') return { ...item.instance, status: { ...item.instance.status, state: 'DELETING' }, health: 'Progressing', gitCommit: sha };
+      }
+      try {
+        await cluster.delete(item.ref, key.name, namespace);
+      } catch (err) {
+        if (isPorticoError(err) && err.code === 'NOT_FOUND') throw notFound('instance', describeKey(key));
+        throw err;
+      }
+      logger.info({ project: item.project, instance: describeKey(key), by: actor.id }, 'instance deletion requested');
+      await index.waitFor(key, { deleted: true });
+      // kro keeps its finalizer until the managed resources are gone; the answer is the instance on its way out.
+      const after = (await cluster.get(item.ref, key.name, namespace)) ?? item.object;
+      const instance = toInstance(after, { isClusterScoped: !item.ref.namespaced, rgdName: item.instance.rgdName });
+      return { ...instance, status: { ...instance.status, state: 'DELETING' }, health: 'Progressing' };
+    },
+
+    async start() {
+      subscriptions.push(
+        index.onChange((change) => {
+          const events = eventsForChange(change, totalResources);
+          publishAll(deps.events, events, { claim: claimOf(change) }).catch((err) =>
+            logger.warn({ err, instance: change.current.id }, 'could not publish instance events'),
+          );
+        }),
+        publishCatalogChanges(catalog, deps.events, logger),
+      );
+      await index.start();
+    },
+
+    async stop() {
+      for (const s of subscriptions.splice(0)) s.close();
+      index.stop();
+    },
+  };
+  return service;
+}

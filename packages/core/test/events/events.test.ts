@@ -1,0 +1,153 @@
+import { randomUUID } from 'node:crypto';
+import { Redis } from 'ioredis';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createMemoryKeyValue } from '../../src/adapters/memory-kv.js';
+import { createRedisKeyValue } from '../../src/adapters/redis-kv.js';
+import { createEvents, type Events, type PublishedEvent } from '../../src/events/index.js';
+import { createLogger } from '../../src/logger.js';
+import type { KeyValue } from '../../src/ports/keyvalue.js';
+import type { DomainEvent } from '../../src/types.js';
+import { actors, seededCluster, startWorld, waitUntil, type World } from '../instances/world.js';
+
+const logger = createLogger('silent');
+const redisAddress = '127.0.0.1:6379';
+const prefix = `portico-test:${process.pid}:${randomUUID()}:`;
+
+const event = (name: string): DomainEvent => ({
+  type: 'instance_update',
+  object: `instances/alpha/dev/WebApp/${name}`,
+  project: 'alpha',
+  namespace: 'dev',
+  name,
+  data: { name },
+});
+
+/** Lets in-flight pub/sub messages arrive, so "exactly once" also means "no late duplicate". */
+const quiet = () => new Promise((r) => setTimeout(r, 150));
+
+const opened: { close(): Promise<void> }[] = [];
+const redisKv = () => {
+  const kv = createRedisKeyValue({ address: redisAddress, prefix, logger });
+  opened.push(kv);
+  return kv;
+};
+const events = (kv: KeyValue, replicaId?: string) => {
+  const bus = createEvents({ kv, logger, replicaId });
+  opened.push(bus);
+  return bus;
+};
+const collect = (bus: Events) => {
+  const got: PublishedEvent[] = [];
+  bus.onEvent((e) => got.push(e));
+  return got;
+};
+
+afterAll(async () => {
+  for (const o of opened.reverse()) await o.close();
+  const redis = new Redis(redisAddress);
+  const keys = await redis.keys(`${prefix}*`);
+  if (keys.length) await redis.del(...keys);
+  await redis.quit();
+});
+
+describe('events over one real Redis', () => {
+  it('an event published by one process reaches the listeners of both, exactly once each', async () => {
+    const a = events(redisKv(), 'replica-a');
+    const b = events(redisKv(), 'replica-b');
+    await Promise.all([a.ready(), b.ready()]);
+    const gotA = collect(a);
+    const gotA2 = collect(a);
+    const gotB = collect(b);
+
+    await a.publish(event('from-a'));
+    await b.publish(event('from-b'));
+    await waitUntil(() => gotA.length >= 2 && gotB.length >= 2 && gotA2.length >= 2);
+    await quiet();
+
+    for (const got of [gotA, gotA2, gotB]) {
+      expect(got.map((e) => e.name).sort()).toEqual(['from-a', 'from-b']);
+    }
+    const fromA = gotB.find((e) => e.name === 'from-a')!;
+    expect(fromA).toMatchObject({ type: 'instance_update', object: 'instances/alpha/dev/WebApp/from-a', origin: 'replica-a' });
+    expect(Date.parse(fromA.timestamp)).not.toBeNaN();
+  });
+
+  it('with a claim, two replicas observing the same change publish it once', async () => {
+    const a = events(redisKv(), 'replica-a');
+    const b = events(redisKv(), 'replica-b');
+    await Promise.all([a.ready(), b.ready()]);
+    const gotA = collect(a);
+    const gotB = collect(b);
+    const claim = `uid-1:${randomUUID()}:MODIFIED`;
+
+    await Promise.all([a.publishAll([event('same'), { type: 'counts_changed', data: {} }], { claim }), b.publishAll([event('same'), { type: 'counts_changed', data: {} }], { claim })]);
+    await waitUntil(() => gotA.length >= 2 && gotB.length >= 2);
+    await quiet();
+    expect(gotA.map((e) => e.type)).toEqual(['instance_update', 'counts_changed']);
+    expect(gotB.map((e) => e.type)).toEqual(['instance_update', 'counts_changed']);
+    // a different change (new resourceVersion) is news again
+    await b.publish(event('same'), { claim: claim.replace('MODIFIED', 'DELETED') });
+    await waitUntil(() => gotA.length === 3 && gotB.length === 3);
+  });
+});
+
+describe('events in one process', () => {
+  it('a throwing listener does not keep the event from the others; a closed listener gets nothing more', async () => {
+    const kv = createMemoryKeyValue();
+    const bus = events(kv);
+    await bus.ready();
+    const got: string[] = [];
+    bus.onEvent(() => {
+      throw new Error('listener bug');
+    });
+    const sub = bus.onEvent((e) => got.push(`first:${e.name}`));
+    bus.onEvent((e) => got.push(`second:${e.name}`));
+    await bus.publish(event('one'));
+    await waitUntil(() => got.length === 2);
+    sub.close();
+    await bus.publish(event('two'));
+    await waitUntil(() => got.length === 3);
+    expect(got).toEqual(['first:one', 'second:one', 'second:two']);
+    await kv.close();
+  });
+});
+
+describe('instance events from two replicas sharing one cluster', () => {
+  const worlds: World[] = [];
+  afterEach(async () => {
+    for (const w of worlds.splice(0)) await w.close();
+  });
+
+  it('each change is published once, and every replica delivers it', async () => {
+    const cluster = await seededCluster();
+    try {
+      const kvA = redisKv();
+      const kvB = redisKv();
+      worlds.push(await startWorld({ cluster, kv: kvA }), await startWorld({ cluster, kv: kvB }));
+      const [a, b] = worlds;
+      await a.instances.create(actors.alice, { name: 'twice', namespace: 'dev', project: 'alpha', kind: 'WebApp', values: { image: 'x' } });
+      await cluster.controller.settle();
+      const activeOn = (w: World) =>
+        w.nextEvent((e) => e.type === 'deploy_progress' && e.name === 'twice' && (e.data as { phase: string }).phase === 'ACTIVE');
+      await Promise.all([activeOn(a), activeOn(b)]);
+      await quiet();
+
+      for (const w of [a, b]) {
+        const updates = w.received.filter((e) => e.type === 'instance_update' && e.name === 'twice');
+        const versions = updates.map((e) => (e.data as { instance: { resourceVersion: string } }).instance.resourceVersion);
+        // every resourceVersion of the object once, not once per replica
+        expect(new Set(versions).size).toBe(versions.length);
+        expect((updates[0].data as { action: string }).action).toBe('add');
+        const progress = w.received.filter((e) => e.type === 'deploy_progress' && e.name === 'twice').map((e) => (e.data as { readyResources: number }).readyResources);
+        expect(progress).toEqual([...progress].sort((x, y) => x - y));
+        expect(progress.at(-1)).toBe(3);
+      }
+      // both replicas delivered the same sequence
+      const ids = (w: World) => w.received.filter((e) => e.name === 'twice').map((e) => `${e.type}@${e.timestamp}`);
+      expect(ids(b)).toEqual(ids(a));
+    } finally {
+      for (const w of worlds.splice(0)) await w.close();
+      await cluster.close();
+    }
+  });
+});

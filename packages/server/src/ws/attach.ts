@@ -1,0 +1,228 @@
+import type http from 'node:http';
+import type { Duplex } from 'node:stream';
+import { badRequest, type Actor, type DomainEvent, type Portico } from '@portico/core';
+import { WebSocketServer, type WebSocket } from 'ws';
+import { frame, handleClientMessage, reply, type Connection } from './connection.js';
+import { actorOfUpgrade, rejectUpgrade, shuttingDown, upgradeNotFound } from './handshake.js';
+import { createAudience } from './audience.js';
+import { anyMatches, resourceTypeOf } from './subscriptions.js';
+import { eventVisibility } from './visibility.js';
+
+export interface WebSocketOptions {
+  /** Default `/ws`. */
+  path?: string;
+  /** Protocol ping interval; a peer that did not pong since the previous ping is dropped. Default config.ws.heartbeatMs. */
+  heartbeatMs?: number;
+  /** A socket with more unsent bytes than this is closed with 1013 instead of queueing more. Default config.ws.maxBufferBytes. */
+  maxBufferBytes?: number;
+}
+
+export interface WebSocketHandle {
+  /** Closes every socket with 1001 (going away) and stops timers; resolves when they are gone. */
+  close(): Promise<void>;
+  /** Open sockets right now (operations, tests). */
+  connectionCount(): number;
+}
+
+/** counts_update frames go out at most this often per connection, however many changes arrive. */
+const countsIntervalMs = 250;
+/** How long close() waits for peers to answer the close handshake before cutting them off. */
+const closeGraceMs = 2_000;
+/** Client frames are small JSON (subscribe/ping); anything bigger is not ours. */
+const maxClientFrameBytes = 16 * 1024;
+
+const closeCodes = { goingAway: 1001, policyViolation: 1008, tryAgainLater: 1013 } as const;
+
+/** Sockets of one user share their decisions within one event: the key is who they are in policy. */
+const actorKey = (actor: Actor) => `${actor.subject}|${actor.groups.join(',')}`;
+
+const timestampOf = (event: DomainEvent) => {
+  const t = (event as DomainEvent & { timestamp?: unknown }).timestamp;
+  return typeof t === 'string' ? t : new Date().toISOString();
+};
+
+/**
+ * The live-status WebSocket of contract §7 on an existing HTTP server: ticket authentication at the upgrade,
+ * subscriptions, events filtered per socket by current policy at send time, counts, heartbeats, and a bounded
+ * send buffer per socket.
+ */
+export function attachWebSocket(server: http.Server, portico: Portico, opts: WebSocketOptions = {}): WebSocketHandle {
+  const path = opts.path ?? '/ws';
+  const heartbeatMs = opts.heartbeatMs ?? portico.config.ws.heartbeatMs;
+  const maxBufferBytes = opts.maxBufferBytes ?? portico.config.ws.maxBufferBytes;
+  const logger = portico.logger.child({ module: 'ws' });
+  const wss = new WebSocketServer({ noServer: true, maxPayload: maxClientFrameBytes, perMessageDeflate: false, clientTracking: false });
+  const connections = new Set<Connection>();
+  const visible = eventVisibility(portico);
+  const audience = createAudience(portico.authz);
+  const forget = (conn: Connection) => {
+    connections.delete(conn);
+    audience.remove(conn);
+  };
+  let closing = false;
+
+  // --- sending -------------------------------------------------------------------------------------------
+
+  /** Never queue without bound: a consumer that cannot keep up is told to come back later. */
+  const send = (conn: Connection, payload: Buffer) => {
+    const { socket } = conn;
+    const buffered = socket.bufferedAmount;
+    if (buffered > 0 && buffered + payload.length > maxBufferBytes) {
+      logger.warn({ user: conn.actor.subject, buffered }, 'closing a slow WebSocket consumer');
+      socket.close(closeCodes.tryAgainLater, 'too many unsent events: reconnect');
+      return;
+    }
+    socket.send(payload, { binary: false });
+  };
+
+  /** One event: serialised at most once, the same bytes to every socket that subscribed to it and may see it. */
+  const fanOut = (event: DomainEvent) => {
+    const type = resourceTypeOf(event);
+    if (!type) return;
+    let payload: Buffer | undefined;
+    const decisions = new Map<string, boolean>();
+    for (const conn of audience.candidates(event)) {
+      if (conn.socket.readyState !== conn.socket.OPEN) continue;
+      if (!anyMatches(conn.subscriptions.values(), type, event)) continue;
+      const key = actorKey(conn.actor);
+      let allowed = decisions.get(key);
+      if (allowed === undefined) {
+        allowed = visible(conn.actor, event, type);
+        decisions.set(key, allowed);
+      }
+      if (!allowed) continue;
+      payload ??= Buffer.from(frame(event.type as 'instance_update', event.data, timestampOf(event)));
+      send(conn, payload);
+    }
+  };
+
+  // --- counts --------------------------------------------------------------------------------------------
+
+  const countsFor = (actor: Actor) => ({
+    rgdCount: portico.catalog.count(actor).count,
+    instanceCount: portico.instances.count(actor).count,
+  });
+
+  const sendCounts = (conn: Connection, counts = countsFor(conn.actor)) => {
+    const serialised = JSON.stringify(counts);
+    if (serialised === conn.lastCounts) return;
+    conn.lastCounts = serialised;
+    reply(conn, 'counts_update', counts);
+  };
+
+  let countsTimer: NodeJS.Timeout | undefined;
+  let lastCountsAt = 0;
+  const flushCounts = () => {
+    countsTimer = undefined;
+    lastCountsAt = Date.now();
+    const perActor = new Map<string, ReturnType<typeof countsFor>>();
+    for (const conn of connections) {
+      if (conn.socket.readyState !== conn.socket.OPEN) continue;
+      const key = actorKey(conn.actor);
+      let counts = perActor.get(key);
+      if (!counts) perActor.set(key, (counts = countsFor(conn.actor)));
+      sendCounts(conn, counts);
+    }
+  };
+  /** Coalesces bursts of changes into one counts_update per connection per interval. */
+  const scheduleCounts = () => {
+    if (countsTimer || closing) return;
+    countsTimer = setTimeout(flushCounts, Math.max(0, lastCountsAt + countsIntervalMs - Date.now()));
+    countsTimer.unref();
+  };
+
+  const eventSubscription = portico.events.onEvent((event) => {
+    try {
+      if (event.type === 'counts_changed') scheduleCounts();
+      else fanOut(event);
+    } catch (err) {
+      logger.error({ err, type: event.type }, 'WebSocket fan-out failed');
+    }
+  });
+  // A binding added or removed changes who is in a project's audience and what a user counts.
+  const policySubscription = portico.authz.onChange(() => {
+    audience.refresh();
+    scheduleCounts();
+  });
+
+  // --- heartbeat -----------------------------------------------------------------------------------------
+
+  const heartbeat = setInterval(() => {
+    const now = Date.now();
+    for (const conn of connections) {
+      if (!conn.alive) {
+        logger.debug({ user: conn.actor.subject }, 'dropping a WebSocket peer that did not answer the last ping');
+        conn.socket.terminate();
+        forget(conn);
+        continue;
+      }
+      if (conn.actor.expiresAt instanceof Date && conn.actor.expiresAt.getTime() <= now) {
+        conn.socket.close(closeCodes.policyViolation, 'session expired');
+        continue;
+      }
+      conn.alive = false;
+      conn.socket.ping();
+    }
+  }, heartbeatMs);
+  heartbeat.unref();
+
+  // --- connections ---------------------------------------------------------------------------------------
+
+  const onConnection = (socket: WebSocket, actor: Actor) => {
+    const conn: Connection = { socket, actor, subscriptions: new Map(), alive: true };
+    connections.add(conn);
+    audience.add(conn);
+    socket.on('pong', () => {
+      conn.alive = true;
+    });
+    socket.on('message', (data, isBinary) => handleClientMessage(conn, data, isBinary));
+    socket.on('close', () => forget(conn));
+    socket.on('error', (err) => logger.debug({ err, user: actor.subject }, 'WebSocket error'));
+    sendCounts(conn);
+    logger.debug({ user: actor.subject, connections: connections.size }, 'WebSocket connected');
+  };
+
+  const onUpgrade = (req: http.IncomingMessage, socket: Duplex, head: Buffer) => {
+    socket.on('error', () => socket.destroy());
+    let url: URL;
+    try {
+      url = new URL(req.url ?? '/', 'http://localhost');
+    } catch {
+      return rejectUpgrade(socket, badRequest('malformed request URL'), req);
+    }
+    if (url.pathname !== path) return rejectUpgrade(socket, upgradeNotFound(url.pathname), req);
+    if (closing) return rejectUpgrade(socket, shuttingDown(), req);
+    actorOfUpgrade(portico, url).then(
+      (actor) => {
+        if (socket.destroyed) return;
+        if (closing) return rejectUpgrade(socket, shuttingDown(), req);
+        wss.handleUpgrade(req, socket, head, (ws) => onConnection(ws, actor));
+      },
+      (err: unknown) => rejectUpgrade(socket, err, req),
+    );
+  };
+  server.on('upgrade', onUpgrade);
+
+  return {
+    connectionCount: () => connections.size,
+
+    async close() {
+      if (closing) return;
+      closing = true;
+      server.off('upgrade', onUpgrade);
+      clearInterval(heartbeat);
+      clearTimeout(countsTimer);
+      eventSubscription.close();
+      policySubscription.close();
+      const sockets = [...connections].map((conn) => conn.socket);
+      const closed = sockets.map((s) => new Promise<void>((resolve) => (s.readyState === s.CLOSED ? resolve() : s.once('close', () => resolve()))));
+      for (const s of sockets) s.close(closeCodes.goingAway, 'server shutting down');
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([Promise.all(closed), new Promise<void>((resolve) => (timer = setTimeout(resolve, closeGraceMs)))]);
+      clearTimeout(timer);
+      for (const s of sockets) if (s.readyState !== s.CLOSED) s.terminate();
+      connections.clear();
+      await new Promise<void>((resolve) => wss.close(() => resolve()));
+    },
+  };
+}

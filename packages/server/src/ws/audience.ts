@@ -1,0 +1,71 @@
+import type { Actor, Authorizer, DomainEvent } from '@portico/core';
+import type { Connection } from './connection.js';
+
+/**
+ * Which connections could possibly see an event of a project: its members and the Server Admins. Anyone else
+ * holds no role there, so the policy engine would deny them anyway; skipping them keeps the per-event work
+ * proportional to a project's audience instead of to every open socket. The final say is still `can` at send
+ * time. Membership is re-read from the authorizer on every policy change (its onChange runs right after the
+ * new policies are swapped in), so this never lags behind the policy it pre-filters for.
+ */
+export interface Audience {
+  add(conn: Connection): void;
+  remove(conn: Connection): void;
+  /** Re-reads every connection's memberships (after a policy change). */
+  refresh(): void;
+  /** Connections to consider for an event: the project's members and admins, or everyone for project-less events. */
+  candidates(event: DomainEvent): Iterable<Connection>;
+}
+
+export function createAudience(authz: Authorizer): Audience {
+  const all = new Set<Connection>();
+  const admins = new Set<Connection>();
+  const byProject = new Map<string, Set<Connection>>();
+  const projectsOf = new Map<Connection, string[]>();
+
+  const unlink = (conn: Connection) => {
+    admins.delete(conn);
+    for (const p of projectsOf.get(conn) ?? []) {
+      const set = byProject.get(p);
+      set?.delete(conn);
+      if (set?.size === 0) byProject.delete(p);
+    }
+    projectsOf.delete(conn);
+  };
+
+  const link = (conn: Connection, actor: Actor) => {
+    if (authz.isServerAdmin(actor)) admins.add(conn);
+    const projects = authz.memberProjects(actor);
+    projectsOf.set(conn, projects);
+    for (const p of projects) {
+      let set = byProject.get(p);
+      if (!set) byProject.set(p, (set = new Set()));
+      set.add(conn);
+    }
+  };
+
+  return {
+    add(conn) {
+      all.add(conn);
+      link(conn, conn.actor);
+    },
+    remove(conn) {
+      all.delete(conn);
+      unlink(conn);
+    },
+    refresh() {
+      for (const conn of all) {
+        unlink(conn);
+        link(conn, conn.actor);
+      }
+    },
+    *candidates(event) {
+      if (event.project === undefined || event.type === 'rgd_update') {
+        yield* all;
+        return;
+      }
+      yield* admins;
+      for (const conn of byProject.get(event.project) ?? []) if (!admins.has(conn)) yield conn;
+    },
+  };
+}

@@ -1,0 +1,67 @@
+import { ClientMessage, SubscriptionResourceType, type ServerEventType, type SubscriptionFilter } from '@portico/api';
+import type { Actor } from '@portico/core';
+import type { WebSocket } from 'ws';
+import { filterKey } from './subscriptions.js';
+
+/** Enough for any UI (a few views at once); bounds the work one socket adds to every event. */
+export const maxSubscriptions = 100;
+
+/** One open socket: who it is, what it asked for, whether it answered the last ping. */
+export interface Connection {
+  socket: WebSocket;
+  actor: Actor;
+  subscriptions: Map<string, SubscriptionFilter>;
+  alive: boolean;
+  /** The counts_update last sent, serialised, so an unchanged count is not sent again. */
+  lastCounts?: string;
+}
+
+export const frame = (type: ServerEventType, data: unknown, timestamp = new Date().toISOString()): string =>
+  JSON.stringify({ type, timestamp, data });
+
+/** Sends a frame meant for this socket only (replies, errors); broadcast frames go through the fan-out. */
+export function reply(conn: Connection, type: ServerEventType, data: unknown): void {
+  if (conn.socket.readyState === conn.socket.OPEN) conn.socket.send(frame(type, data));
+}
+
+const replyError = (conn: Connection, code: string, message: string) => reply(conn, 'error', { code, message });
+
+/** Parses and answers one client frame: subscribe, unsubscribe, ping; anything else is an error frame. */
+export function handleClientMessage(conn: Connection, raw: Buffer | ArrayBuffer | Buffer[], isBinary: boolean): void {
+  if (isBinary) return replyError(conn, 'INVALID_MESSAGE', 'messages must be JSON text frames');
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(Buffer.isBuffer(raw) ? raw.toString('utf8') : Buffer.concat(Array.isArray(raw) ? raw : [Buffer.from(raw)]).toString('utf8'));
+  } catch {
+    return replyError(conn, 'INVALID_MESSAGE', 'message is not valid JSON');
+  }
+  const candidate = parsed as { type?: unknown; data?: { resourceType?: unknown } };
+  if (
+    (candidate?.type === 'subscribe' || candidate?.type === 'unsubscribe') &&
+    !SubscriptionResourceType.safeParse(candidate.data?.resourceType).success
+  ) {
+    return replyError(conn, 'INVALID_RESOURCE_TYPE', `resourceType must be one of: ${SubscriptionResourceType.options.join(', ')}`);
+  }
+  const message = ClientMessage.safeParse(parsed);
+  if (!message.success) {
+    const issue = message.error.issues[0];
+    const where = issue?.path.length ? `${issue.path.join('.')}: ` : '';
+    return replyError(conn, 'INVALID_MESSAGE', `invalid message: ${where}${issue?.message ?? 'unknown shape'}`);
+  }
+  const msg = message.data;
+  switch (msg.type) {
+    case 'ping':
+      return reply(conn, 'pong', {});
+    case 'subscribe': {
+      const key = filterKey(msg.data);
+      if (!conn.subscriptions.has(key) && conn.subscriptions.size >= maxSubscriptions) {
+        return replyError(conn, 'INVALID_MESSAGE', `at most ${maxSubscriptions} subscriptions per connection`);
+      }
+      conn.subscriptions.set(key, msg.data);
+      return reply(conn, 'subscribed', msg.data);
+    }
+    case 'unsubscribe':
+      conn.subscriptions.delete(filterKey(msg.data));
+      return reply(conn, 'unsubscribed', msg.data);
+  }
+}

@@ -1,0 +1,1 @@
+export { attachWebSocket, type WebSocketOptions, type WebSocketHandle } from './attach.js';

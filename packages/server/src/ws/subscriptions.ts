@@ -1,0 +1,37 @@
+import type { SubscriptionFilter } from '@portico/api';
+import type { DomainEvent } from '@portico/core';
+
+/** Which subscription resourceType an event belongs to; undefined for events that are never forwarded as-is. */
+export function resourceTypeOf(event: DomainEvent): 'instances' | 'rgds' | undefined {
+  switch (event.type) {
+    case 'instance_update':
+    case 'deploy_progress':
+      return 'instances';
+    case 'rgd_update':
+      return 'rgds';
+    default:
+      return undefined;
+  }
+}
+
+/** The key under which a filter is stored, so subscribing twice is one subscription and unsubscribe finds it. */
+export const filterKey = (f: SubscriptionFilter): string =>
+  `${f.resourceType}|${f.project ?? ''}|${f.namespace ?? ''}|${f.name ?? ''}`;
+
+/**
+ * Whether a filter selects an event: the resource type (or `all`), then each field the filter sets. Project and
+ * namespace narrow instance events only; RGDs are cluster-wide, so for them only the name applies.
+ */
+export function filterMatches(f: SubscriptionFilter, type: 'instances' | 'rgds', event: DomainEvent): boolean {
+  if (f.resourceType !== 'all' && f.resourceType !== type) return false;
+  if (f.name !== undefined && f.name !== event.name) return false;
+  if (type === 'rgds') return true;
+  if (f.project !== undefined && f.project !== event.project) return false;
+  if (f.namespace !== undefined && f.namespace !== event.namespace) return false;
+  return true;
+}
+
+export function anyMatches(filters: Iterable<SubscriptionFilter>, type: 'instances' | 'rgds', event: DomainEvent): boolean {
+  for (const f of filters) if (filterMatches(f, type, event)) return true;
+  return false;
+}
