@@ -16,3 +16,4 @@ export * from './projects/index.js';
 export * from './instances/index.js';
 export * from './events/index.js';
 export { createPortico, type CreatePorticoOptions } from './portico.js';
+export * from './validation.js';

@@ -6,7 +6,7 @@ import type { AccountStore } from './account-store.js';
 import type { LocalAccount } from './local-account.js';
 import { hashPassword, verifyPassword } from './passwords.js';
 import { INVALID_TOKEN } from './tokens.js';
-import { parseInput } from './validate.js';
+import { parseInput } from '../validation.js';
 
 const toApi = (a: LocalAccount): api.Account => ({ username: a.username, groups: [...a.groups], createdAt: a.createdAt });
 

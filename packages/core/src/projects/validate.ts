@@ -1,18 +1,5 @@
-import type { z } from 'zod';
 import { PorticoError } from '../errors.js';
 import { compilePolicy, type PolicyError } from '../rbac/compile.js';
-
-/** Parses with a contract schema; issues become VALIDATION_FAILED with fields keyed by JSON path. */
-export function parseInput<T extends z.ZodType>(schema: T, input: unknown): z.output<T> {
-  const parsed = schema.safeParse(input);
-  if (parsed.success) return parsed.data;
-  const fields: Record<string, string> = {};
-  for (const issue of parsed.error.issues) {
-    const path = issue.path.map(String).join('.') || 'body';
-    fields[path] ??= issue.message;
-  }
-  throw new PorticoError('VALIDATION_FAILED', 'request validation failed', { fields });
-}
 
 /**
  * Every role name unique and every policy compilable. Errors name the role and the policy (both in
@@ -44,3 +31,5 @@ export function validateRoles(project: string, roles: ReadonlyArray<{ name: stri
     : `invalid role "${first.role}": ${first.message}`;
   throw new PorticoError('VALIDATION_FAILED', message, { fields, errors });
 }
+
+export { parseInput } from '../validation.js';

@@ -3,7 +3,7 @@ import type { RouteDef } from '@portico/api';
 import { badRequest } from '@portico/core';
 import { hasBody, isJsonContentType, readBody } from './body.js';
 import { assertSafeQueryKeys, parseJsonBody } from './safe-json.js';
-import { parseInput } from './validate.js';
+import { parseInput } from '@portico/core';
 
 /** Path parameters as the route's schema should see them: percent-decoded, malformed encodings refused. */
 export function decodeParams(raw: Record<string, string>): Record<string, string> {

@@ -8,7 +8,7 @@ import { bodyFor, decodeParams, flattenQuery } from './input.js';
 import { requestState } from './request-state.js';
 import { sendEmpty, sendJson } from './respond.js';
 import type { PathMatcher } from './route-paths.js';
-import { parseInput } from './validate.js';
+import { parseInput } from '@portico/core';
 
 type PolkaRequest = IncomingMessage & { path: string; query: Record<string, string | string[] | undefined> };
 

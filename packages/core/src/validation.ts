@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { PorticoError } from '@portico/core';
+import { PorticoError } from './errors.js';
 
 export type InputLocation = 'path' | 'query' | 'body';
 
@@ -23,10 +23,11 @@ const nouns: Record<InputLocation, [string, string]> = {
 };
 
 /**
- * Parses one part of the request with the route's schema, or throws 400 VALIDATION_FAILED whose message
+ * Parses one part of a request with its contract schema (the server for every route; services for
+ * embedders, who must get the same 400 rather than a half-applied change), or throws 400 VALIDATION_FAILED whose message
  * names the offending parameter(s) and whose `details.fields` says what is wrong with each.
  */
-export function parseInput<S extends z.ZodType>(schema: S, value: unknown, location: InputLocation): z.output<S> {
+export function parseInput<S extends z.ZodType>(schema: S, value: unknown, location: InputLocation = 'body'): z.output<S> {
   const result = schema.safeParse(value);
   if (result.success) return result.data;
   const fields = fieldsOf(result.error.issues, location);
