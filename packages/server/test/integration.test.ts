@@ -1,28 +1,26 @@
 import { randomUUID } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { SignJWT } from 'jose';
-import { createLogger, createPortico, loadConfig, resources, type Portico } from '@portico/core';
+import { resources, type Portico } from '@portico/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bearer, json, startServer, type RunningServer } from './support/server.js';
+import { redisKeys, startTestPortico, type KeyValueKind, type TestPortico } from './support/portico.js';
+import { bearer, json, type RunningServer } from './support/server.js';
 
 /**
- * The HTTP layer over a real Portico: embedded cluster loaded with the sample catalog, in-memory key-value
- * store, development profile.
+ * The HTTP layer over a real Portico: embedded cluster loaded with the sample catalog, development profile.
+ * Issue 2 / acceptance 6: the same tests pass against the in-memory KeyValue and against real Redis
+ * (127.0.0.1:6379, a key prefix unique to this run, removed afterwards).
  */
-const catalog = fileURLToPath(new URL('../../../examples/catalog', import.meta.url));
-const adminPassword = `admin-${randomUUID()}`;
-
 type Rgd = { name: string; category: string; extendsKinds: string[]; title: string; description: string };
 type RgdList = { items: Rgd[]; totalCount: number; page: number; pageSize: number };
 
-describe('server over a real Portico', () => {
-  let dataDir: string;
+const kinds: KeyValueKind[] = ['memory', 'redis'];
+
+describe.each(kinds)('issue 2 / acceptance 6: server over a real Portico with the %s key-value store', (kind) => {
+  let tp: TestPortico;
   let portico: Portico;
   let server: RunningServer;
   let token: string;
+  let adminPassword: string;
 
   const get = (path: string, t = token) => fetch(`${server.url}${path}`, bearer(t));
   const login = async (username: string, password: string) => {
@@ -32,23 +30,15 @@ describe('server over a real Portico', () => {
   };
 
   beforeAll(async () => {
-    dataDir = await mkdtemp(join(tmpdir(), 'portico-server-'));
-    const config = loadConfig({
-      PORTICO_PROFILE: 'development',
-      PORTICO_DATA_DIR: dataDir,
-      PORTICO_MANIFESTS: catalog,
-      ADMIN_PASSWORD: adminPassword,
-      PORTICO_KRO_STEP_MS: '10',
-    });
-    portico = await createPortico({ config, logger: createLogger('silent') });
-    server = await startServer(portico);
+    tp = await startTestPortico({ kv: kind });
+    ({ portico, server, adminPassword } = tp);
+    expect(portico.config.kv).toBe(kind);
     token = (await login('admin', adminPassword)).body.token;
   });
 
   afterAll(async () => {
-    await server?.close();
-    await portico?.stop();
-    await rm(dataDir, { recursive: true, force: true });
+    await tp?.close();
+    if (tp?.redisPrefix) expect(await redisKeys(tp.redisPrefix)).toEqual([]);
   });
 
   it('logs in with a token, a user and the session cookie', async () => {
@@ -214,6 +204,10 @@ describe('server over a real Portico', () => {
       expect(out.status).toBe(200);
       expect(out.headers.get('set-cookie')).toMatch(/^portico_session=; .*Max-Age=0/);
       await expectRefused(own);
+      // The revocation is in the configured store: with Redis, under this run's prefix.
+      const { jti } = JSON.parse(Buffer.from(own.split('.')[1], 'base64url').toString()) as { jti: string };
+      expect(await portico.kv.get(`revoked:${jti}`)).toBeDefined();
+      if (kind === 'redis') expect(await redisKeys(tp.redisPrefix!)).toContain(`${tp.redisPrefix}revoked:${jti}`);
       const viaCookie = await fetch(`${server.url}/api/v1/rgds/count`, { headers: { cookie: `portico_session=${own}` } });
       expect(viaCookie.status).toBe(401);
       // Other sessions of the same user are unaffected.
@@ -227,6 +221,7 @@ describe('server over a real Portico', () => {
     const body = await res.json();
     expect(body.status).toBe('ok');
     expect(body.components.cluster).toEqual({ ok: true });
+    expect(body.components.keyvalue).toMatchObject({ ok: true });
   });
 
   it('serves the explorer in the development profile', async () => {

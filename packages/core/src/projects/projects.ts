@@ -10,6 +10,7 @@ import { rbacObject } from '../rbac/objects.js';
 import { expandDestinations } from './destinations.js';
 import { projectAnnotations, projectResource, projectSpecOf, roleSpec, toProject, type ProjectSpec } from './project-resource.js';
 import { defaultRoles } from './role-templates.js';
+import { createSerially } from './serial.js';
 import { updatePermissions } from './update-permissions.js';
 import { parseInput, validateRoles } from './validate.js';
 import { waitForInformer, type InformerTarget } from './wait-for-informer.js';
@@ -75,10 +76,28 @@ export function createProjects(deps: ProjectsDeps): ProjectsService {
   }
 
   /**
+   * Binding changes of one project on this replica run one at a time. They never conflict in meaning (each
+   * adds or removes one subject), but run together they would all patch the same resourceVersion and all but
+   * one would lose; with enough of them (a script binding 20 users at once) some would exhaust their retries
+   * and answer 409. Queued, each starts from the previous one's settled write, so only writers on other
+   * replicas (or kubectl) can make it conflict, and the retries below absorb those.
+   */
+  const serially = createSerially();
+
+  /**
    * Applies a change to one role's users or groups, retrying when another writer got there first. The first
    * attempt decides on the cached project; retries re-read it from the cluster, since the cache may lag.
    */
-  async function changeBinding(
+  function changeBinding(
+    name: string,
+    role: string,
+    type: api.BindingType,
+    change: (subjects: string[]) => string[] | 'unchanged',
+  ): Promise<void> {
+    return serially(name, () => writeBinding(name, role, type, change));
+  }
+
+  async function writeBinding(
     name: string,
     role: string,
     type: api.BindingType,
