@@ -15,5 +15,6 @@ export * from './rbac/index.js';
 export * from './projects/index.js';
 export * from './instances/index.js';
 export * from './events/index.js';
+export * from './limits/index.js';
 export { createPortico, type CreatePorticoOptions } from './portico.js';
 export * from './validation.js';

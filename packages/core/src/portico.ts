@@ -2,6 +2,8 @@ import type * as api from '@portico/api';
 import { createEmbeddedCluster, createMemoryKeyValue, createRedisKeyValue } from './adapters/index.js';
 import { createKubernetesCluster } from './adapters/kubernetes/index.js';
 import { createAuth } from './auth/index.js';
+import { createOidc, loadOidcSettings, oidcServerAdmins } from './auth/oidc/index.js';
+import { createLimits } from './limits/index.js';
 import { createCatalog } from './catalog/index.js';
 import { createInformer } from './cluster/informer.js';
 import { loadConfig, type PorticoConfig } from './config.js';
@@ -42,16 +44,21 @@ function openKeyValue(config: PorticoConfig, logger: Logger): KeyValue {
  * checks, errors and events as an HTTP client, because the server is only a mapping onto this object.
  */
 export async function createPortico(opts: CreatePorticoOptions = {}): Promise<Portico> {
-  const config = opts.config ?? loadConfig(opts.env ?? process.env);
+  const env = opts.env ?? process.env;
+  const config = opts.config ?? loadConfig(env);
   const logger = opts.logger ?? createLogger(config.logLevel);
+  // Both throw naming the variable on a bad value, so start-up stops before anything is opened.
+  const oidcProviders = loadOidcSettings({ config, env });
+  const serverAdmins = [...config.serverAdmins, ...oidcServerAdmins(oidcProviders)];
   const ownsCluster = !opts.cluster;
   const ownsKv = !opts.kv;
   const cluster = opts.cluster ?? (await openCluster(config, logger));
   const kv = opts.kv ?? openKeyValue(config, logger);
+  const limits = createLimits({ kv, config, env, logger });
 
   const projectInformer = createInformer(cluster, resources.project, { namespace: config.kubernetes.namespace, logger });
   const rgdInformer = createInformer(cluster, resources.rgd, { logger });
-  const authz = createAuthorizer({ projects: projectInformer, serverAdmins: config.serverAdmins, logger });
+  const authz = createAuthorizer({ projects: projectInformer, serverAdmins, logger });
 
   // The catalog shows per-RGD instance counts and the instance index needs the catalog: bind late.
   let instanceCounts: ((actor: Parameters<Portico['catalog']['count']>[0]) => Map<string, number>) | undefined;
@@ -60,7 +67,8 @@ export async function createPortico(opts: CreatePorticoOptions = {}): Promise<Po
   await Promise.all([projectInformer.start(), rgdInformer.start()]);
   await authz.ready();
 
-  const auth = await createAuth({ config, cluster, kv, authz, logger });
+  const identityProviders = oidcProviders.length ? createOidc({ providers: oidcProviders, config, kv, cluster, logger }) : undefined;
+  const auth = await createAuth({ config, cluster, kv, authz, logger, lockout: limits.lockout, identityProviders });
   const projects = createProjects({ cluster, projects: projectInformer, authz, config, logger });
   const access = createAccess({ authz, projects: projectInformer, config });
   const events = createEvents({ kv, logger });
@@ -93,6 +101,7 @@ export async function createPortico(opts: CreatePorticoOptions = {}): Promise<Po
     access,
     instances,
     events,
+    limits,
     readiness,
     async stop() {
       if (stopped) return;

@@ -4,6 +4,7 @@ import type { Cluster, ComponentHealth, Disposable, KubeObject } from './ports/c
 import type { KeyValue } from './ports/keyvalue.js';
 import type { PorticoConfig } from './config.js';
 import type { Logger } from './logger.js';
+import type { Limits } from './limits/index.js';
 
 /** Per-request facts the domain needs from the transport (never the transport itself). */
 export interface RequestContext {
@@ -138,6 +139,8 @@ export interface Portico {
   access: AccessService;
   instances: InstancesService;
   events: EventsService;
+  /** Rate limits of contract §9 and the failed-login lockout, counted in the KeyValue store. */
+  limits: Limits;
   readiness(): Promise<api.Readyz>;
   /** Stops informers, controllers, connections. */
   stop(): Promise<void>;

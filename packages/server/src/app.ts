@@ -11,6 +11,7 @@ import { requestContext } from './http/context.js';
 import { enterpriseFamilyOf, ossEditionAnswer } from './http/editions.js';
 import { methodNotAllowed, routeNotFound, sendError } from './http/errors.js';
 import { authenticate } from './http/authenticate.js';
+import { rateLimitFor } from './http/rate-limit.js';
 import { requestState } from './http/request-state.js';
 import { routeHandler } from './http/route-handler.js';
 import { allowedMethods, compilePath, orderRoutes, toPolkaPath, type PathMatcher } from './http/route-paths.js';
@@ -91,9 +92,10 @@ export function createServer(portico: Portico, opts: CreateServerOptions = {}): 
   app.use(async (req, res, next) => {
     const family = enterpriseFamilyOf(req.path);
     if (!family) return next();
-    const { requestId, log } = requestState(req);
+    const { requestId, log, ip } = requestState(req);
     try {
-      await authenticate(portico, req);
+      const actor = await authenticate(portico, req);
+      await rateLimitFor(portico.limits, { auth: 'user' }, { ip, actor }, res);
       throw ossEditionAnswer(family, req.path);
     } catch (error) {
       sendError(req, res, error, requestId, log);

@@ -4,7 +4,7 @@ import type { RequestContext } from '../types.js';
 import type { Identity } from './tokens.js';
 
 /**
- * The seam for single sign-on. The OIDC module (auth/oidc/, a later task) implements this; createAuth turns
+ * The seam for single sign-on. The OIDC module (auth/oidc/, `createOidc`) implements this; createAuth turns
  * the identity `exchange` returns into a Portico token exactly as it does for a local sign-in.
  */
 export interface IdentityProviders {

@@ -10,3 +10,7 @@ export { TICKET_TTL_MS } from './tickets.js';
 export { INVALID_CREDENTIALS } from './local-login.js';
 export { noIdentityProviders, type IdentityProviders } from './identity-providers.js';
 export { describeActor } from './describe.js';
+export {
+  createOidc, loadOidcSettings, oidcServerAdmins, oidcActorId, validateRedirect, OIDC_SECRET, clientSecretKey,
+  type OidcDeps, type OidcProviderSettings,
+} from './oidc/index.js';

@@ -3,6 +3,7 @@ import type { RouteDef } from '@portico/api';
 import type { Actor, Portico } from '@portico/core';
 import type { Handler, Reply } from '../handlers/types.js';
 import { authenticate } from './authenticate.js';
+import { rateLimitFor } from './rate-limit.js';
 import { sendError } from './errors.js';
 import { bodyFor, decodeParams, flattenQuery } from './input.js';
 import { requestState } from './request-state.js';
@@ -48,6 +49,7 @@ export function routeHandler(portico: Portico, route: RouteDef, handler: Handler
     const { requestId, log, ip } = requestState(req);
     try {
       const actor: Actor | undefined = route.auth === 'user' ? await authenticate(portico, req) : undefined;
+      await rateLimitFor(portico.limits, route, { ip, actor }, res);
       const params = route.params ? parseInput(route.params, decodeParams(matcher.match(req.path) ?? {}), 'path') : undefined;
       const rawQuery = flattenQuery(req.query ?? {});
       const query = route.query ? parseInput(route.query, rawQuery, 'query') : undefined;

@@ -85,6 +85,8 @@ export function fakePortico(opts: { env?: Record<string, string>; config?: Parti
     cluster: {} as Portico['cluster'],
     kv: {} as Portico['kv'],
     authz: {} as Portico['authz'],
+    // Unlimited: these tests are about the pipeline, the rate limits have their own.
+    limits: { rules: {} as Portico['limits']['rules'], check: async () => undefined, lockout: {} as Portico['limits']['lockout'] },
     auth: {
       async verifyToken(token) {
         if (token !== goodToken) throw unauthorized('invalid token');

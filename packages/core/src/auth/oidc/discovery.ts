@@ -10,6 +10,8 @@ export interface ProviderMetadata {
   userinfoEndpoint?: string;
   tokenEndpointAuthMethods?: string[];
   idTokenSigningAlgs?: string[];
+  /** RFC 9207: the provider puts `iss` on its authorization responses, so one without it is refused. */
+  issParameterSupported: boolean;
 }
 
 /** Discovery cached per provider: one fetch shared by concurrent sign-ins, dropped on failure. */
@@ -25,7 +27,7 @@ export const DISCOVERY_TTL_MS = 60 * 60 * 1000;
 
 export const discoveryUrl = (issuer: string) => `${issuer.replace(/\/+$/, '')}/.well-known/openid-configuration`;
 
-const sameIssuer = (a: string, b: string) => a.replace(/\/+$/, '') === b.replace(/\/+$/, '');
+export const sameIssuer = (a: string, b: string) => a.replace(/\/+$/, '') === b.replace(/\/+$/, '');
 
 /**
  * Endpoints must be https, or http only when the issuer itself is (a loopback or development provider):
@@ -62,6 +64,7 @@ export async function fetchMetadata(issuer: string): Promise<ProviderMetadata> {
     userinfoEndpoint: endpoint(doc, 'userinfo_endpoint', issuerUrl, false),
     tokenEndpointAuthMethods: strings(doc.token_endpoint_auth_methods_supported),
     idTokenSigningAlgs: strings(doc.id_token_signing_alg_values_supported),
+    issParameterSupported: doc.authorization_response_iss_parameter_supported === true,
   };
 }
 

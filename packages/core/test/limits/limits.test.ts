@@ -1,0 +1,199 @@
+import { randomUUID } from 'node:crypto';
+import { Redis } from 'ioredis';
+import { afterAll, describe, expect, it } from 'vitest';
+import { createMemoryKeyValue } from '../../src/adapters/memory-kv.js';
+import { createRedisKeyValue } from '../../src/adapters/redis-kv.js';
+import { loadConfig } from '../../src/config.js';
+import { PorticoError, unavailable } from '../../src/errors.js';
+import { createLimits, defaultRateLimits, parseRateLimits, type Limits } from '../../src/limits/index.js';
+import type { KeyValue } from '../../src/ports/keyvalue.js';
+import { fakeClock } from '../auth/fakes.js';
+
+const REDIS = process.env.REDIS_ADDRESS ?? '127.0.0.1:6379';
+
+const config = (env: Record<string, string> = {}) => loadConfig({ PORTICO_PROFILE: 'development', ...env });
+
+async function failure(p: Promise<unknown>): Promise<PorticoError> {
+  const e = await p.then(
+    () => undefined,
+    (err: unknown) => err,
+  );
+  if (!(e instanceof PorticoError)) throw new Error(`expected a PorticoError, got ${String(e)}`);
+  return e;
+}
+
+function memoryLimits(env: Record<string, string> = {}) {
+  const now = fakeClock();
+  const kv = createMemoryKeyValue({ now });
+  return { now, kv, limits: createLimits({ kv, config: config(env), now }) };
+}
+
+/** A store whose every call fails the way the given error says. */
+const brokenKv = (error: unknown): KeyValue => {
+  const fail = () => Promise.reject(error);
+  return {
+    get: fail, set: fail, getdel: fail, del: fail, incrWindow: fail, publish: fail, subscribe: fail,
+    health: async () => ({ ok: false }), close: async () => {},
+  };
+};
+
+describe('rate limit configuration', () => {
+  it('defaults to the limits of contract §9 and a 10-failures-in-15-minutes lockout', () => {
+    expect(parseRateLimits(undefined)).toEqual({
+      login: { limit: 5, windowSeconds: 60 },
+      oidcLogin: { limit: 20, windowSeconds: 60 },
+      oidcCallback: { limit: 5, windowSeconds: 60 },
+      ssoProviders: { limit: 30, windowSeconds: 60 },
+      namespaces: { limit: 20, windowSeconds: 60 },
+      user: { limit: 100, windowSeconds: 60 },
+      loginFailures: { limit: 10, windowSeconds: 900 },
+    });
+  });
+
+  it('overrides single rules from PORTICO_RATE_LIMITS, as objects or bare limits', () => {
+    const rules = parseRateLimits('{"login":{"limit":50},"user":{"limit":1000,"windowSeconds":10},"namespaces":0,"ssoProviders":7}');
+    expect(rules.login).toEqual({ limit: 50, windowSeconds: 60 });
+    expect(rules.user).toEqual({ limit: 1000, windowSeconds: 10 });
+    expect(rules.namespaces.limit).toBe(0);
+    expect(rules.ssoProviders).toEqual({ limit: 7, windowSeconds: 60 });
+    expect(rules.oidcLogin).toEqual(defaultRateLimits.oidcLogin);
+  });
+
+  it('turns every limit and the lockout off with 0', () => {
+    expect(Object.values(parseRateLimits('0')).every((r) => r.limit === 0)).toBe(true);
+  });
+
+  it.each([
+    ['not json', '{login:5}'],
+    ['an array', '[1,2]'],
+    ['an unknown bucket', '{"logins":5}'],
+    ['a negative limit', '{"login":-1}'],
+    ['a fractional limit', '{"login":1.5}'],
+    ['a zero window', '{"login":{"limit":5,"windowSeconds":0}}'],
+    ['an unknown field', '{"login":{"limit":5,"burst":3}}'],
+    ['a string limit', '{"login":"5"}'],
+  ])('refuses %s, naming the variable', (_what, text) => {
+    expect(() => parseRateLimits(text)).toThrow(/PORTICO_RATE_LIMITS/);
+  });
+
+  it('reads the configuration when the limits are created, so a bad value stops start-up', () => {
+    expect(() => createLimits({ kv: createMemoryKeyValue(), config: config({ PORTICO_RATE_LIMITS: '{"user":"lots"}' }) })).toThrow(/PORTICO_RATE_LIMITS/);
+    const fromEnv = createLimits({ kv: createMemoryKeyValue(), config: config(), env: { PORTICO_RATE_LIMITS: '{"user":3}' } });
+    expect(fromEnv.rules.user.limit).toBe(3);
+  });
+});
+
+describe('rate limits over the key-value store', () => {
+  it('lets 5 sign-ins a minute through per IP, counting down, then answers 429 until the window ends', async () => {
+    const { now, limits } = memoryLimits();
+    const states = [];
+    for (let i = 0; i < 5; i++) states.push(await limits.check('login', '198.51.100.1'));
+    expect(states.map((s) => s?.remaining)).toEqual([4, 3, 2, 1, 0]);
+    expect(states[0]).toEqual({ limit: 5, remaining: 4, resetSeconds: 60 });
+
+    now.advance(20_000);
+    const refused = await failure(limits.check('login', '198.51.100.1'));
+    expect(refused).toMatchObject({ code: 'RATE_LIMIT_EXCEEDED', status: 429, retryAfter: 40 });
+    expect(refused.headers).toEqual({ 'RateLimit-Limit': '5', 'RateLimit-Remaining': '0', 'RateLimit-Reset': '40' });
+
+    // Another client is not affected, and the first one passes again once its window is over.
+    expect(await limits.check('login', '198.51.100.2')).toMatchObject({ remaining: 4 });
+    now.advance(40_000);
+    expect(await limits.check('login', '198.51.100.1')).toMatchObject({ remaining: 4, resetSeconds: 60 });
+  });
+
+  it('rounds Retry-After up to whole seconds so a client that waits that long gets through', async () => {
+    const { now, limits } = memoryLimits({ PORTICO_RATE_LIMITS: '{"oidcCallback":1}' });
+    await limits.check('oidcCallback', '198.51.100.1');
+    now.advance(58_500);
+    const refused = await failure(limits.check('oidcCallback', '198.51.100.1'));
+    expect(refused.retryAfter).toBe(2);
+    now.advance(1_500);
+    await expect(limits.check('oidcCallback', '198.51.100.1')).resolves.toMatchObject({ remaining: 0 });
+  });
+
+  it('keeps buckets apart: the per-user limit does not eat into the per-IP sign-in limit', async () => {
+    const { limits } = memoryLimits({ PORTICO_RATE_LIMITS: '{"user":2,"login":2}' });
+    await limits.check('user', 'user:alice');
+    await limits.check('user', 'user:alice');
+    await expect(limits.check('user', 'user:alice')).rejects.toMatchObject({ code: 'RATE_LIMIT_EXCEEDED' });
+    await expect(limits.check('user', 'user:bob')).resolves.toMatchObject({ remaining: 1 });
+    await expect(limits.check('login', 'user:alice')).resolves.toMatchObject({ remaining: 1 });
+  });
+
+  it('does not count or answer headers for an unlimited bucket', async () => {
+    const { limits } = memoryLimits({ PORTICO_RATE_LIMITS: '{"user":0}' });
+    for (let i = 0; i < 200; i++) expect(await limits.check('user', 'user:alice')).toBeUndefined();
+  });
+
+  it('hashes keys that are long or carry separators, so clients cannot shape store keys', async () => {
+    const seen: string[] = [];
+    const kv = createMemoryKeyValue();
+    const spy: KeyValue = { ...kv, incrWindow: (key, ms) => (seen.push(key), kv.incrWindow(key, ms)) };
+    const limits = createLimits({ kv: spy, config: config() });
+    await limits.check('user', 'user:alice');
+    await limits.check('user', `user:${'x'.repeat(500)}`);
+    await limits.check('user', 'user:a b\r\n*');
+    expect(seen[0]).toBe('ratelimit:user:user:alice');
+    expect(seen[1]).toMatch(/^ratelimit:user:#[A-Za-z0-9_-]{43}$/);
+    expect(seen[2]).toMatch(/^ratelimit:user:#[A-Za-z0-9_-]{43}$/);
+  });
+
+  it('fails closed with 503 and Retry-After when the store cannot count', async () => {
+    const outage = createLimits({ kv: brokenKv(unavailable('redis', 2)), config: config() });
+    expect(await failure(outage.check('login', '198.51.100.1'))).toMatchObject({ code: 'SERVICE_UNAVAILABLE', status: 503, retryAfter: 2 });
+
+    const bug = createLimits({ kv: brokenKv(new Error('WRONGTYPE')), config: config() });
+    const e = await failure(bug.check('user', 'user:alice'));
+    expect(e).toMatchObject({ code: 'SERVICE_UNAVAILABLE', status: 503 });
+    expect(e.retryAfter).toBeGreaterThan(0);
+    expect(e.message).not.toContain('WRONGTYPE');
+  });
+});
+
+describe('rate limits shared by replicas through Redis', () => {
+  const prefix = `portico-test:${process.pid}:${randomUUID()}:`;
+  const stores: KeyValue[] = [];
+  const replica = async (env: Record<string, string> = {}): Promise<Limits> => {
+    const kv = createRedisKeyValue({ address: REDIS, prefix });
+    stores.push(kv);
+    await kv.get('connected'); // the first command waits for the connection; later ones run at once
+    return createLimits({ kv, config: config(env) });
+  };
+
+  afterAll(async () => {
+    await Promise.all(stores.map((s) => s.close()));
+    const [host, port] = REDIS.split(':');
+    const admin = new Redis({ host, port: Number(port) });
+    const keys = await admin.keys(`${prefix}*`);
+    if (keys.length) await admin.del(...keys);
+    admin.disconnect();
+  });
+
+  it('counts one limit across replicas: adding replicas does not multiply it', async () => {
+    const a = await replica();
+    const b = await replica();
+    const ip = '198.51.100.7';
+    for (let i = 0; i < 3; i++) await a.check('login', ip);
+    await b.check('login', ip);
+    await a.check('login', ip);
+    await expect(b.check('login', ip)).rejects.toMatchObject({ code: 'RATE_LIMIT_EXCEEDED', retryAfter: expect.any(Number) });
+    await expect(a.check('login', ip)).rejects.toMatchObject({ code: 'RATE_LIMIT_EXCEEDED' });
+  });
+
+  it('counts atomically: of 40 concurrent requests from two replicas exactly the limit pass', async () => {
+    const a = await replica({ PORTICO_RATE_LIMITS: '{"namespaces":{"limit":12,"windowSeconds":30}}' });
+    const b = await replica({ PORTICO_RATE_LIMITS: '{"namespaces":{"limit":12,"windowSeconds":30}}' });
+    const results = await Promise.allSettled(Array.from({ length: 40 }, (_, i) => (i % 2 ? a : b).check('namespaces', '203.0.113.99')));
+    const passed = results.filter((r) => r.status === 'fulfilled');
+    expect(passed).toHaveLength(12);
+    const remaining = passed.map((r) => (r as PromiseFulfilledResult<{ remaining: number }>).value.remaining).sort((x, y) => x - y);
+    expect(remaining).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]);
+    for (const r of results.filter((x) => x.status === 'rejected')) {
+      const reset = (r as PromiseRejectedResult).reason as PorticoError;
+      expect(reset.code).toBe('RATE_LIMIT_EXCEEDED');
+      expect(reset.retryAfter).toBeGreaterThan(0);
+      expect(reset.retryAfter).toBeLessThanOrEqual(30);
+    }
+  });
+});

@@ -1,0 +1,37 @@
+import type { ServerResponse } from 'node:http';
+import type { RateLimitBucket, RouteDef } from '@portico/api';
+import type { Actor } from '@portico/core';
+
+/** The state of a bucket after a request was counted (core's `RateLimitState`). */
+export interface RateLimitState {
+  limit: number;
+  remaining: number;
+  resetSeconds: number;
+}
+
+/** The part of core's `Limits` the pipeline uses. */
+export interface RateLimitChecks {
+  check(name: RateLimitBucket | 'user', key: string): Promise<RateLimitState | undefined>;
+}
+
+/**
+ * Contract §9 for one request: a route with a `rateLimit` bucket counts against the client IP, every other
+ * authenticated route against the caller; unauthenticated routes without a bucket (probes) are not limited.
+ * Sets `RateLimit-Limit/Remaining/Reset` on the response; throws 429 RATE_LIMIT_EXCEEDED (with the same
+ * headers and Retry-After) over the limit, 503 when the store cannot count. Call it after authentication.
+ */
+export async function rateLimitFor(
+  limits: RateLimitChecks,
+  route: Pick<RouteDef, 'auth' | 'rateLimit'>,
+  who: { ip: string; actor?: Actor },
+  res: ServerResponse,
+): Promise<void> {
+  let state: RateLimitState | undefined;
+  if (route.rateLimit) state = await limits.check(route.rateLimit, who.ip);
+  else if (route.auth === 'user' && who.actor) state = await limits.check('user', who.actor.subject);
+  else return;
+  if (!state) return;
+  res.setHeader('RateLimit-Limit', String(state.limit));
+  res.setHeader('RateLimit-Remaining', String(state.remaining));
+  res.setHeader('RateLimit-Reset', String(state.resetSeconds));
+}
