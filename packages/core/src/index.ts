@@ -9,6 +9,7 @@ export * from './cluster/informer-types.js';
 export { createInformer } from './cluster/informer.js';
 export * from './adapters/index.js';
 export { createKubernetesCluster } from './adapters/kubernetes/index.js';
+export { createKroController, type KroControllerOptions } from './kro/index.js';
 export * from './catalog/index.js';
 export * from './auth/index.js';
 export * from './rbac/index.js';

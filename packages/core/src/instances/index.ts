@@ -1,5 +1,5 @@
 export { createInstances, type Instances, type InstancesDeps } from './instances.js';
-export { createInstanceIndex, type InstanceIndex, type IndexedInstance, type IndexChange, type IndexTarget, type CreateInformer, type CatalogSource } from './instance-index.js';
+export { createInstanceIndex, type InstanceIndex, type IndexedInstance, type IndexChange, type IndexTarget, type KindIndexed, type CreateInformer, type CatalogSource } from './instance-index.js';
 export { instanceHealth, readyCondition, type KroState } from './health.js';
 export {
   toInstance,

@@ -42,6 +42,16 @@ export interface IndexChange {
   cause: InformerEventType | 'UNWATCHED';
 }
 
+/** A kind that joined the catalog after start(), indexed with the instances it already had. */
+export interface KindIndexed {
+  rgdName: string;
+  ref: ResourceRef;
+  /** How many instances its first list brought in (at least one). */
+  instances: number;
+  /** The highest resourceVersion among them: the same on every replica that lists the same state. */
+  resourceVersion: string;
+}
+
 export interface InstanceIndex {
   /** Starts an informer for every catalog kind and follows catalog changes; resolves when all have synced. */
   start(): Promise<void>;
@@ -53,6 +63,11 @@ export interface InstanceIndex {
   /** The watched resource of a kind, undefined when no catalog RGD serves it (yet). */
   refOf(entry: CatalogEntry): ResourceRef | undefined;
   onChange(listener: (change: IndexChange) => void): Disposable;
+  /**
+   * A kind's first list is indexed without per-instance changes; when the kind joins after start() and brings
+   * instances along, counts move all the same, and this tells.
+   */
+  onKindIndexed(listener: (joined: KindIndexed) => void): Disposable;
   /** Resolves after pending informer starts/stops (tests, and create() waiting for a new kind). */
   settled(): Promise<void>;
   /**
@@ -84,6 +99,15 @@ interface WatchedKind {
 
 const gvk = (e: { group: string; version: string; kind: string }) => `${e.group}/${e.version}/${e.kind}`;
 
+function highestVersion(objects: KubeObject[]): string {
+  let best = '';
+  for (const o of objects) {
+    const rv = o.metadata.resourceVersion ?? '';
+    if (!best || (integer.test(rv) && integer.test(best) ? BigInt(rv) > BigInt(best) : rv > best)) best = rv;
+  }
+  return best;
+}
+
 /**
  * The instance index: one informer per catalog RGD kind (started when the RGD enters the catalog, stopped when it
  * leaves) and in-memory maps by id and by project, updated from informer events. Requests read only these maps.
@@ -100,8 +124,11 @@ export function createInstanceIndex(deps: {
   const byProject = new Map<string, Map<string, IndexedInstance>>();
   const watched = new Map<string, WatchedKind>();
   const listeners = new Set<(change: IndexChange) => void>();
+  const kindListeners = new Set<(joined: KindIndexed) => void>();
   let catalogSubscription: Disposable | undefined;
   let stopped = false;
+  /** True once the kinds of the catalog at start() are indexed: later kinds are news to subscribers. */
+  let started = false;
   // Informer starts and stops run one at a time, in catalog-event order.
   let queue: Promise<void> = Promise.resolve();
 
@@ -111,6 +138,16 @@ export function createInstanceIndex(deps: {
         listener(change);
       } catch (err) {
         logger.error({ err, id: change.current.id }, 'instance index listener failed');
+      }
+    }
+  };
+
+  const emitKindIndexed = (joined: KindIndexed) => {
+    for (const listener of [...kindListeners]) {
+      try {
+        listener(joined);
+      } catch (err) {
+        logger.error({ err, kind: joined.ref.kind }, 'instance index listener failed');
       }
     }
   };
@@ -188,7 +225,11 @@ export function createInstanceIndex(deps: {
       logger.warn({ err, kind: entry.kind }, 'instance informer did not sync');
     }
     kind.syncing = false;
-    logger.info({ kind: entry.kind, rgd: entry.name, instances: informer.list().length }, 'watching instances');
+    const listed = informer.list();
+    logger.info({ kind: entry.kind, rgd: entry.name, instances: listed.length }, 'watching instances');
+    if (started && !stopped && watched.get(gvk(entry)) === kind && listed.length > 0) {
+      emitKindIndexed({ rgdName: kind.entry.name, ref, instances: listed.length, resourceVersion: highestVersion(listed) });
+    }
   };
 
   const stopKind = (key: string) => {
@@ -226,10 +267,12 @@ export function createInstanceIndex(deps: {
       stopped = false;
       catalogSubscription = catalog.onChange(() => void enqueue(reconcile));
       await enqueue(reconcile);
+      started = true;
     },
 
     stop() {
       stopped = true;
+      started = false;
       catalogSubscription?.close();
       catalogSubscription = undefined;
       for (const kind of watched.values()) {
@@ -264,6 +307,11 @@ export function createInstanceIndex(deps: {
     onChange(listener) {
       listeners.add(listener);
       return { close: () => void listeners.delete(listener) };
+    },
+
+    onKindIndexed(listener) {
+      kindListeners.add(listener);
+      return { close: () => void kindListeners.delete(listener) };
     },
 
     settled() {

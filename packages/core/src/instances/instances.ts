@@ -228,6 +228,14 @@ export function createInstances(deps: InstancesDeps): Instances {
             logger.warn({ err, instance: change.current.id }, 'could not publish instance events'),
           );
         }),
+        // Instances that were there before their RGD joined the catalog come in without per-instance events,
+        // but they change what callers count.
+        index.onKindIndexed((joined) => {
+          const claim = `instances-indexed:${joined.ref.group}/${joined.ref.version}/${joined.ref.kind}:${joined.resourceVersion}`;
+          publishAll(deps.events, [{ type: 'counts_changed', data: {} }], { claim }).catch((err) =>
+            logger.warn({ err, kind: joined.ref.kind }, 'could not publish instance counts'),
+          );
+        }),
         publishCatalogChanges(catalog, deps.events, logger),
       );
       await index.start();

@@ -151,7 +151,15 @@ export async function seededCluster(logger = createLogger('silent'), kroStepMs =
 
 /** Real parts end to end: embedded cluster with simulated kro, informers, policy engine, catalog, events. */
 export async function startWorld(
-  opts: { gitopsRepo?: string; kv?: KeyValue; kroStepMs?: number; /** Share another world's cluster (a second replica). */ cluster?: EmbeddedCluster } = {},
+  opts: {
+    gitopsRepo?: string;
+    kv?: KeyValue;
+    kroStepMs?: number;
+    /** Share another world's cluster (a second replica). */
+    cluster?: EmbeddedCluster;
+    /** How the instance index makes its informers (to hold one back, say). */
+    createInformer?: typeof createInformer;
+  } = {},
 ): Promise<World> {
   const logger = createLogger('silent');
   const config = { ...loadConfig({}), gitopsRepo: opts.gitopsRepo };
@@ -174,7 +182,7 @@ export async function startWorld(
     received.push(e);
     for (const w of [...waiters]) w();
   });
-  const instances = createInstances({ cluster, catalog, authz, projects: projectInformer, events, config, logger, createInformer });
+  const instances = createInstances({ cluster, catalog, authz, projects: projectInformer, events, config, logger, createInformer: opts.createInformer ?? createInformer });
   await instances.start();
 
   return {

@@ -21,6 +21,12 @@ export interface FakeKubeApiOptions {
   bookmarkIntervalMs?: number;
   /** Refuse namespaced creates in a namespace that does not exist, as a real cluster does (default false). */
   requireNamespaces?: boolean;
+  /**
+   * Serve RGDs and the instance kinds they declare with a /status subresource, as kro's CRDs are (default true).
+   * `false` serves them like CRDs without one: an ordinary merge patch writes `status` too. The simulated kro
+   * controller needs that, since it writes through the Cluster port, which has no status endpoint.
+   */
+  statusSubresource?: boolean;
 }
 
 export interface RequestLogEntry {
@@ -33,6 +39,8 @@ export interface RequestLogEntry {
   contentType?: string;
   /** The parsed JSON body of POST/PATCH/DELETE. */
   body?: unknown;
+  /** The client that sent it (its clientConfig name); absent for the main kubeconfig's token. */
+  client?: string;
 }
 
 export interface ServedResource {
@@ -69,6 +77,16 @@ export interface FakeKubeApi {
   failNext(count: number, code?: number): void;
   /** While on, non-watch requests get no answer at all (client timeouts). */
   hangRequests(on: boolean): void;
+  /**
+   * A kubeconfig for another client of this API server (its own token), e.g. Portico beside kubectl and kro, so
+   * that `partition` can cut that client off alone.
+   */
+  clientConfig(name: string): KubeConfig;
+  /**
+   * `true` cuts the named client off as if the API server were unreachable for it alone: its open watches die
+   * and every request it makes has its connection reset. Other clients carry on. `false` heals.
+   */
+  partition(name: string, on: boolean): void;
   readonly requests: RequestLogEntry[];
   clearRequests(): void;
   openWatchCount(): number;
@@ -98,6 +116,8 @@ interface Watcher {
   namespace?: string;
   selects: (labels?: Record<string, string>) => boolean;
   res: http.ServerResponse;
+  /** The bearer token of the client that opened it. */
+  token: string;
   stalled: boolean;
   queue: string[];
   timers: NodeJS.Timeout[];
@@ -222,13 +242,17 @@ export async function startFakeKubeApi(opts: FakeKubeApiOptions = {}): Promise<F
   const requests: RequestLogEntry[] = [];
   let failures: { count: number; code: number } = { count: 0, code: 500 };
   let hanging = false;
+  /** Tokens of the clients made with clientConfig, by name. */
+  const clientTokens = new Map<string, string>();
+  const partitioned = new Set<string>();
 
+  const kroStatusSubresource = opts.statusSubresource ?? true;
   const serve = (r: ServedResource) => {
     let byPlural = served.get(gvKey(r.group, r.version));
     if (!byPlural) served.set(gvKey(r.group, r.version), (byPlural = new Map()));
     if (!byPlural.has(r.plural)) byPlural.set(r.plural, r);
   };
-  BUILTIN.forEach(serve);
+  BUILTIN.map((r) => (r.group === 'kro.run' ? { ...r, statusSubresource: kroStatusSubresource } : r)).forEach(serve);
 
   const objectsOf = (r: ServedResource) => {
     let objects = store.get(typeKeyOf(r));
@@ -246,7 +270,7 @@ export async function startFakeKubeApi(opts: FakeKubeApiOptions = {}): Promise<F
       kind: schema.kind,
       plural: pluralOf(schema.kind),
       namespaced: schema.scope !== 'Cluster',
-      statusSubresource: true,
+      statusSubresource: kroStatusSubresource,
     });
   };
 
@@ -512,7 +536,7 @@ export async function startFakeKubeApi(opts: FakeKubeApiOptions = {}): Promise<F
   };
 
   // ---- watch -------------------------------------------------------------------------------------------
-  const watch = (r: ServedResource, namespace: string | undefined, query: URLSearchParams, res: http.ServerResponse, entry: RequestLogEntry) => {
+  const watch = (r: ServedResource, namespace: string | undefined, query: URLSearchParams, res: http.ServerResponse, entry: RequestLogEntry, clientToken: string) => {
     const selects = parseSelector(query.get('labelSelector'));
     const from = query.get('resourceVersion') ?? '';
     const fromRv = from === '' || from === '0' ? undefined : Number(from);
@@ -521,7 +545,7 @@ export async function startFakeKubeApi(opts: FakeKubeApiOptions = {}): Promise<F
     res.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-cache, private' });
     res.flushHeaders();
     entry.status = 200;
-    const w: Watcher = { resource: r, namespace, selects, res, stalled: false, queue: [], timers: [] };
+    const w: Watcher = { resource: r, namespace, selects, res, token: clientToken, stalled: false, queue: [], timers: [] };
 
     if (fromRv !== undefined && fromRv < compactedRv) {
       send(w, { type: 'ERROR', object: statusBody(410, 'Expired', `too old resource version: ${fromRv} (${compactedRv})`) });
@@ -591,7 +615,15 @@ export async function startFakeKubeApi(opts: FakeKubeApiOptions = {}): Promise<F
     };
     requests.push(entry);
     try {
-      if (req.headers.authorization !== `Bearer ${token}`) throw new ApiError(401, 'Unauthorized', 'Unauthorized');
+      const authorization = req.headers.authorization ?? '';
+      const clientToken = authorization.startsWith('Bearer ') ? authorization.slice('Bearer '.length) : '';
+      if (clientToken !== token && ![...clientTokens.values()].includes(clientToken)) throw new ApiError(401, 'Unauthorized', 'Unauthorized');
+      const client = [...clientTokens].find(([, t]) => t === clientToken)?.[0];
+      if (client) entry.client = client;
+      if (partitioned.has(clientToken)) {
+        req.socket.destroy(); // what a client behind a broken network sees
+        return;
+      }
       if (!isWatch && hanging) return; // never answered: the client's timeout must act
       if (!isWatch && failures.count > 0) {
         failures.count -= 1;
@@ -608,7 +640,7 @@ export async function startFakeKubeApi(opts: FakeKubeApiOptions = {}): Promise<F
       }
       const { resource: r, namespace, name, subresource } = target;
       if (name === undefined) {
-        if (method === 'GET' && isWatch) return watch(r, namespace, url.searchParams, res, entry);
+        if (method === 'GET' && isWatch) return watch(r, namespace, url.searchParams, res, entry, clientToken);
         if (method === 'GET') return reply(res, entry, 200, list(r, namespace, url.searchParams));
         if (method === 'POST') return reply(res, entry, 201, create(r, namespace, await readJson(req, entry)));
         throw new ApiError(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource');
@@ -652,8 +684,9 @@ export async function startFakeKubeApi(opts: FakeKubeApiOptions = {}): Promise<F
   const url = `http://127.0.0.1:${port}`;
   let down = false;
 
-  const dropWatches = () => {
+  const dropWatches = (only?: (w: Watcher) => boolean) => {
     for (const w of [...watchers]) {
+      if (only && !only(w)) continue;
       watchers.delete(w);
       w.timers.forEach(clearTimeout);
       w.res.socket?.destroy();
@@ -667,7 +700,7 @@ export async function startFakeKubeApi(opts: FakeKubeApiOptions = {}): Promise<F
     await closing;
   };
 
-  const kubeconfigYaml = [
+  const kubeconfigFor = (bearer: string) => [
     'apiVersion: v1',
     'kind: Config',
     'clusters:',
@@ -678,7 +711,7 @@ export async function startFakeKubeApi(opts: FakeKubeApiOptions = {}): Promise<F
     'users:',
     '- name: fake',
     '  user:',
-    `    token: ${token}`,
+    `    token: ${bearer}`,
     'contexts:',
     '- name: fake',
     '  context:',
@@ -687,6 +720,7 @@ export async function startFakeKubeApi(opts: FakeKubeApiOptions = {}): Promise<F
     'current-context: fake',
     '',
   ].join('\n');
+  const kubeconfigYaml = kubeconfigFor(token);
   const kubeConfig = new KubeConfig();
   kubeConfig.loadFromString(kubeconfigYaml);
 
@@ -700,7 +734,7 @@ export async function startFakeKubeApi(opts: FakeKubeApiOptions = {}): Promise<F
       if (!down) await closeListener();
       down = true;
     },
-    dropWatches,
+    dropWatches: () => dropWatches(),
     expireHistory() {
       history = [];
       compactedRv = rv;
@@ -729,6 +763,19 @@ export async function startFakeKubeApi(opts: FakeKubeApiOptions = {}): Promise<F
     },
     hangRequests(on) {
       hanging = on;
+    },
+    clientConfig(name) {
+      if (!clientTokens.has(name)) clientTokens.set(name, `${token}-${name}-${randomUUID().slice(0, 8)}`);
+      const config = new KubeConfig();
+      config.loadFromString(kubeconfigFor(clientTokens.get(name)!));
+      return config;
+    },
+    partition(name, on) {
+      const clientToken = clientTokens.get(name);
+      if (!clientToken) throw new Error(`no client "${name}": make its kubeconfig with clientConfig first`);
+      if (!on) return void partitioned.delete(clientToken);
+      partitioned.add(clientToken);
+      dropWatches((w) => w.token === clientToken);
     },
     requests,
     clearRequests() {

@@ -1,21 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
-import {
-  createEmbeddedCluster,
-  createLogger,
-  createMemoryKeyValue,
-  createPortico,
-  loadConfig,
-  systemActor,
-  unavailable,
-  type Actor,
-  type EmbeddedCluster,
-  type KeyValue,
-  type Portico,
-} from '@portico/core';
+import { createMemoryKeyValue, systemActor, unavailable, type Actor, type Cluster, type KeyValue, type Portico } from '@portico/core';
 import { WebSocket } from 'ws';
-import { createServer, type PorticoServer } from '../../src/app.js';
-import { attachWebSocket, type WebSocketHandle, type WebSocketOptions } from '../../src/ws/index.js';
+import type { WebSocketHandle, WebSocketOptions } from '../../src/ws/index.js';
+import { startPorticoServer, type ClusterMode, type PorticoServer } from '../support/cluster-modes.js';
 
 export const fixtures = [fileURLToPath(new URL('./fixtures/catalog.yaml', import.meta.url))];
 
@@ -24,13 +12,18 @@ export const person = (id: string): Actor => ({ ...systemActor(id), local: false
 
 export const admin = systemActor('admin');
 
+export const ADMIN_PASSWORD = 'correct-horse-battery-staple';
+
 export interface Stack {
+  mode: ClusterMode;
   portico: Portico;
-  cluster: EmbeddedCluster;
-  server: PorticoServer;
+  /** A client of the cluster that is not Portico (kubectl): the embedded cluster, or one on the fake API server. */
+  cluster: Cluster;
   ws: WebSocketHandle;
   /** `ws://127.0.0.1:<port>` */
   base: string;
+  /** The underlying test server (URLs, kro, the fake API server in Kubernetes mode). */
+  server: PorticoServer;
   ticketFor(actor: Actor): Promise<string>;
   close(): Promise<void>;
 }
@@ -55,32 +48,34 @@ export function switchableKv(inner: KeyValue): KeyValue & { down: boolean } {
   return kv;
 }
 
-/** A Portico with its own embedded cluster (from the fixtures), an HTTP server and the WebSocket on it. */
-export async function startStack(opts: { kv?: KeyValue; ws?: WebSocketOptions; kroStepMs?: number } = {}): Promise<Stack> {
-  const logger = createLogger('silent');
-  const config = {
-    ...loadConfig({ PORTICO_PROFILE: 'development', ADMIN_PASSWORD: 'correct-horse-battery-staple' }),
-    manifests: fixtures,
-    kroStepMs: opts.kroStepMs ?? 20,
-  };
-  const cluster = await createEmbeddedCluster({ manifests: fixtures, kroStepMs: config.kroStepMs, logger });
+/**
+ * A Portico on the chosen cluster adapter (seeded with the fixtures), an HTTP server and the WebSocket on it.
+ * `join` makes it a second replica on the same cluster (in Kubernetes mode, the same API server).
+ */
+export async function startStack(
+  opts: { mode?: ClusterMode; kv?: KeyValue; ws?: WebSocketOptions; kroStepMs?: number; join?: Stack } = {},
+): Promise<Stack> {
   const kv = opts.kv ?? createMemoryKeyValue();
-  const portico = await createPortico({ config, cluster, kv, logger });
-  let ws: WebSocketHandle | undefined;
-  const server = createServer(portico, { upgrade: (s) => (ws = attachWebSocket(s, portico, opts.ws)) });
-  const address = await server.listen('127.0.0.1', 0);
+  const server = await startPorticoServer({
+    mode: opts.mode ?? 'embedded',
+    manifests: fixtures,
+    kv,
+    ws: opts.ws,
+    kroStepMs: opts.kroStepMs ?? 20,
+    adminPassword: ADMIN_PASSWORD,
+    join: opts.join?.server,
+  });
   return {
-    portico,
-    cluster,
+    mode: server.mode,
+    portico: server.portico,
+    cluster: server.kubectl,
+    ws: server.ws,
+    base: server.wsBase,
     server,
-    ws: ws!,
-    base: `ws://127.0.0.1:${address.port}`,
-    ticketFor: async (actor) => (await portico.auth.issueTicket(actor)).ticket,
+    ticketFor: async (actor) => (await server.portico.auth.issueTicket(actor)).ticket,
     async close() {
       await server.close();
-      await portico.stop();
       if (!opts.kv) await kv.close();
-      await cluster.close();
     },
   };
 }

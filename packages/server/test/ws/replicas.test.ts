@@ -2,23 +2,28 @@ import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger, createRedisKeyValue } from '@portico/core';
+import { clusterModes } from '../support/cluster-modes.js';
 import { connect, person, startStack, type Client, type Stack } from './harness.js';
 
 const redisAddress = '127.0.0.1:6379';
-const prefix = `portico-test:${process.pid}:${randomUUID()}:`;
 
-/** Two Portico servers, each with its own embedded cluster from the same manifests, over one real Redis. */
-describe('WebSocket across two server processes on one Redis', () => {
+/**
+ * Two Portico servers over one real Redis. Embedded: each with its own embedded cluster from the same manifests,
+ * so B learns of A's instance only through Redis. Kubernetes: two replicas watching one API server, so both see
+ * every change and the source claim must keep each event single.
+ */
+describe.each(clusterModes)('WebSocket across two server processes on one Redis (%s cluster)', (mode) => {
+  const prefix = `portico-test:${process.pid}:${randomUUID()}:`;
   const stacks: Stack[] = [];
   const clients: Client[] = [];
   const kvs = [0, 1].map(() => createRedisKeyValue({ address: redisAddress, prefix, logger: createLogger('silent') }));
 
   beforeAll(async () => {
-    for (const kv of kvs) stacks.push(await startStack({ kv }));
+    for (const kv of kvs) stacks.push(await startStack({ kv, mode, join: mode === 'kubernetes' ? stacks[0] : undefined }));
   });
   afterAll(async () => {
     for (const c of clients) c.socket.terminate();
-    for (const s of stacks) await s.close();
+    for (const s of [...stacks].reverse()) await s.close(); // a replica that joined goes before the cluster's owner
     for (const kv of kvs) await kv.close();
     const redis = new Redis(redisAddress);
     const keys = await redis.keys(`${prefix}*`);

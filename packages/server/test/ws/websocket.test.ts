@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMemoryKeyValue } from '@portico/core';
-import { admin, connect, person, refused, sleep, startStack, switchableKv, waitUntil, type Client, type Frame, type Stack } from './harness.js';
+import { clusterModes } from '../support/cluster-modes.js';
+import { ADMIN_PASSWORD, admin, connect, person, refused, sleep, startStack, switchableKv, waitUntil, type Client, type Frame, type Stack } from './harness.js';
 
 const alice = person('alice');
 const bob = person('bob');
@@ -9,7 +10,7 @@ const vic = person('vic');
 const webapp = (name: string) => ({ name, namespace: 'dev', project: 'alpha', kind: 'WebApp', values: { image: 'nginx' } });
 const about = (name: string) => (f: Frame) => (f.type === 'instance_update' || f.type === 'deploy_progress') && f.data.name === name;
 
-describe('WebSocket', () => {
+describe.each(clusterModes)('WebSocket (%s cluster)', (mode) => {
   let stack: Stack;
   const kv = switchableKv(createMemoryKeyValue());
   const clients: Client[] = [];
@@ -20,7 +21,7 @@ describe('WebSocket', () => {
   };
 
   beforeAll(async () => {
-    stack = await startStack({ kv });
+    stack = await startStack({ kv, mode });
   });
   afterAll(async () => {
     for (const c of clients) c.socket.terminate();
@@ -55,7 +56,7 @@ describe('WebSocket', () => {
     });
 
     it('refuses a JWT in the URL even when it is valid', async () => {
-      const { token } = await stack.portico.auth.localLogin({ username: 'admin', password: 'correct-horse-battery-staple' }, { ip: '127.0.0.1' });
+      const { token } = await stack.portico.auth.localLogin({ username: 'admin', password: ADMIN_PASSWORD }, { ip: '127.0.0.1' });
       await expect(stack.portico.auth.verifyToken(token)).resolves.toMatchObject({ id: 'admin' });
       const answer = await refused(`${stack.base}/ws?token=${token}`);
       expect([answer.status, answer.body.code]).toEqual([401, 'UNAUTHORIZED']);
@@ -200,10 +201,10 @@ describe('WebSocket', () => {
   });
 });
 
-describe('WebSocket heartbeat', () => {
+describe.each(clusterModes)('WebSocket heartbeat (%s cluster)', (mode) => {
   let stack: Stack;
   beforeAll(async () => {
-    stack = await startStack({ ws: { heartbeatMs: 100 } });
+    stack = await startStack({ ws: { heartbeatMs: 100 }, mode });
   });
   afterAll(async () => {
     await stack?.close();

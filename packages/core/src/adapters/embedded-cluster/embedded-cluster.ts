@@ -1,9 +1,9 @@
 import path from 'node:path';
 import { createLogger, type Logger } from '../../logger.js';
+import { createKroController, type KroController } from '../../kro/index.js';
 import { refKey, resources, type Cluster, type ResourceRef } from '../../ports/cluster.js';
 import { builtinRef, instanceRefOf, sameKind } from './discovery.js';
 import { createFileStore } from './file-store.js';
-import { createKroSimulator, type KroSimulator } from './kro-simulator.js';
 import { applyManifests, readManifests } from './manifests.js';
 import { createObjectStore } from './object-store.js';
 import { createWatchHub } from './watch-hub.js';
@@ -24,7 +24,8 @@ export interface EmbeddedClusterOptions {
 }
 
 export interface EmbeddedCluster extends Cluster {
-  controller: KroSimulator;
+  /** The simulated kro controller, running over this cluster's own Cluster port. */
+  controller: KroController;
 }
 
 /**
@@ -62,14 +63,12 @@ export async function createEmbeddedCluster(opts: EmbeddedClusterOptions = {}): 
     }
   }
 
-  const controller = createKroSimulator({ store, stepMs: opts.kroStepMs ?? 300, now, logger });
   const bookmarks = setInterval(() => watchHub.bookmark(store.resourceVersion()), opts.bookmarkMs ?? 30_000);
   bookmarks.unref();
   let closed = false;
-  logger.info({ dataDir: opts.dataDir ?? null, objects: initial.objects.length }, 'embedded cluster started');
+  let controller: KroController | undefined;
 
-  return {
-    controller,
+  const port: Cluster = {
     async list(ref, listOpts) {
       return { items: store.list(ref, listOpts), resourceVersion: String(store.resourceVersion()) };
     },
@@ -88,10 +87,14 @@ export async function createEmbeddedCluster(opts: EmbeddedClusterOptions = {}): 
       if (closed) return;
       closed = true;
       clearInterval(bookmarks);
-      await controller.close();
+      await controller?.close();
       await store.close();
       watchHub.closeAll();
       logger.info({ refs: store.refs().map(refKey) }, 'embedded cluster stopped');
     },
   };
+  // kro runs beside the API server and talks to it like any client: through the Cluster port.
+  controller = createKroController(port, { stepMs: opts.kroStepMs ?? 300, now, logger });
+  logger.info({ dataDir: opts.dataDir ?? null, objects: initial.objects.length }, 'embedded cluster started');
+  return Object.assign(port, { controller });
 }

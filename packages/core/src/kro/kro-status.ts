@@ -1,4 +1,4 @@
-import { deepEqual } from './json.js';
+import { isDeepStrictEqual } from 'node:util';
 
 /** Status blocks the simulated kro controller writes, shaped like the ones kro itself writes. */
 export interface Condition {
@@ -24,7 +24,8 @@ export function withTransitions(previous: unknown, next: ConditionSpec[], genera
   });
 }
 
-export const sameStatus = (a: unknown, b: unknown) => deepEqual(a ?? null, b ?? null);
+/** Statuses are plain JSON, so a structural comparison (key order aside) says whether a write is needed. */
+export const sameStatus = (a: unknown, b: unknown) => isDeepStrictEqual(a ?? null, b ?? null);
 
 export const rgdActiveConditions = (crd: string): ConditionSpec[] => [
   cond('GraphVerified', 'True', 'Verified', 'resource graph and schema are valid'),
