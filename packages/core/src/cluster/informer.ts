@@ -32,6 +32,9 @@ function deepFreeze<T>(value: T): T {
  * resumes from the last seen version after errors or a stalled stream, and relists on 410 Gone, emitting
  * the difference so listeners never miss a change. Cached objects are frozen: share, don't mutate.
  */
+/** How long a resumed watch must stay up without an error before the informer reports healthy again. */
+const QUIET_MS = 2_000;
+
 export function createInformer(cluster: Cluster, ref: ResourceRef, opts: InformerOptions = {}): Informer {
   const logger = opts.logger ?? createLogger('silent');
   const stallMs = opts.stallMs ?? 120_000;
@@ -44,6 +47,7 @@ export function createInformer(cluster: Cluster, ref: ResourceRef, opts: Informe
   let problem: string | undefined = 'not synced yet';
   let stopped = false;
   let failures = 0;
+  let quietTimer: ReturnType<typeof setTimeout> | undefined;
   let watch: Disposable | undefined;
   let attempt = 0; // identifies the current watch, so late callbacks of a closed one are ignored
   let retryTimer: NodeJS.Timeout | undefined;
@@ -100,7 +104,8 @@ export function createInformer(cluster: Cluster, ref: ResourceRef, opts: Informe
   const clearTimers = () => {
     clearTimeout(retryTimer);
     clearTimeout(stallTimer);
-    retryTimer = stallTimer = undefined;
+    clearTimeout(quietTimer);
+    retryTimer = stallTimer = quietTimer = undefined;
   };
 
   const closeWatch = () => {
@@ -138,6 +143,7 @@ export function createInformer(cluster: Cluster, ref: ResourceRef, opts: Informe
     if (id !== attempt || stopped) return;
     armStallTimer(id);
     failures = 0; // the stream works: later failures start the backoff afresh
+    problem = undefined;
     const version = event.object?.metadata?.resourceVersion;
     if (event.type === 'ADDED' || event.type === 'MODIFIED') upsert(event.object);
     else if (event.type === 'DELETED') remove(event.object);
@@ -162,7 +168,15 @@ export function createInformer(cluster: Cluster, ref: ResourceRef, opts: Informe
       retry(`watch failed: ${(err as Error).message}`, 'resume');
       return;
     }
-    problem = undefined;
+    // Opening a watch proves nothing yet (a refused connection fails a moment later): a resumed watch counts
+    // as healthy once it delivers an event or stays up for a quiet moment; a relist clears the problem itself.
+    if (problem) {
+      clearTimeout(quietTimer);
+      quietTimer = setTimeout(() => {
+        if (id === attempt && !stopped) problem = undefined;
+      }, QUIET_MS);
+      quietTimer.unref();
+    }
     armStallTimer(id);
   }
 
@@ -180,6 +194,7 @@ export function createInformer(cluster: Cluster, ref: ResourceRef, opts: Informe
     if (id !== attempt || stopped) return;
     applyList(listed.items);
     lastVersion = listed.resourceVersion;
+    problem = undefined; // the cache is current as of this list
     if (!synced) {
       synced = true;
       resolveStart?.();

@@ -169,6 +169,21 @@ describe('informer', () => {
     expect(informer.health().ok).toBe(true);
   });
 
+  it('does not report healthy merely because a watch was reopened: only after an event or a quiet moment', async () => {
+    const inner = await embedded();
+    const f = faulty(inner);
+    const informer = createInformer(f.cluster, resources.secret, { backoff: { initialMs: 20, maxMs: 20 } });
+    track(informer);
+    await informer.start();
+
+    f.fail(false);
+    await eventually(() => f.calls.watch === 2, 'the watch to be reopened');
+    // Reopened, no event yet: an API that refuses the stream a moment later must not flicker to healthy.
+    expect(informer.health().ok).toBe(false);
+    await inner.create(resources.secret, secret('proof-of-life'));
+    await eventually(() => informer.health().ok, 'an event to prove the stream works');
+  });
+
   it('restarts a watch that went silent (no events, no bookmarks) after stallMs', async () => {
     const inner = await embedded();
     const f = faulty(inner, { muteFirstWatch: true });
