@@ -29,11 +29,14 @@ export async function waitForHealthy(io: Io, client: PorticoClient, ref: Instanc
   const progress = progressReporter(io, label);
   return new Promise<Instance>((resolve, reject) => {
     let settled = false;
+    let totalResources: number | undefined;
     const sub = client.events.subscribe(
       { resourceType: 'instances', project: ref.project, namespace: ref.namespace || undefined, name: ref.name },
       {
         onEvent: (m) => {
+          if (settled) return; // frames already in flight when the wait ended
           if (m.type === 'deploy_progress' && sameInstance(ref, m.data)) {
+            totalResources = m.data.totalResources;
             progress.update({ readyResources: m.data.readyResources, totalResources: m.data.totalResources, phase: m.data.phase, message: m.data.message });
           } else if (m.type === 'instance_update' && sameInstance(ref, m.data)) {
             if (m.data.action === 'delete') return finish(new CliError(`${label} was deleted while waiting`, ExitCode.failure));
@@ -57,7 +60,15 @@ export async function waitForHealthy(io: Io, client: PorticoClient, ref: Instanc
     void poll();
 
     function judge(i: Instance) {
-      progress.update({ health: i.health });
+      // The instance's own state wins over an older deploy_progress: the server may send the Healthy update
+      // before the last progress event, and "Healthy 3/4 waiting for …" would read as a contradiction.
+      const done = i.health === 'Healthy' && totalResources !== undefined;
+      const ready = i.conditions.find((c) => c.type === 'Ready' && c.status === 'True');
+      progress.update({
+        health: i.health,
+        ...(i.status.state ? { phase: i.status.state } : {}),
+        ...(done ? { readyResources: totalResources, message: ready?.message } : {}),
+      });
       if (i.health === 'Healthy') finish(undefined, i);
       else if (i.health === 'Unhealthy' || i.health === 'Degraded') finish(new CliError(`${label} is ${i.health}${reasonOf(i)}`, ExitCode.failure));
     }

@@ -100,6 +100,8 @@ export function subscribeEvents(deps: EventDeps, filter: SubscriptionFilter, han
       handlers.onOpen?.();
     };
     ws.onmessage = (ev: MessageEvent) => {
+      // Frames already read from the socket are still dispatched after close(): the caller asked for no more.
+      if (closed) return;
       if (!heard) {
         heard = true;
         attempt = 0; // the connection works: the next drop starts the backoff from the beginning
