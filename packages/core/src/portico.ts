@@ -28,7 +28,12 @@ export interface CreatePorticoOptions {
 
 async function openCluster(config: PorticoConfig, logger: Logger): Promise<Cluster> {
   if (config.cluster === 'embedded') {
-    return createEmbeddedCluster({ dataDir: config.dataDir, manifests: config.manifests, logger, kroStepMs: config.kroStepMs });
+    const cluster = await createEmbeddedCluster({ dataDir: config.dataDir, manifests: config.manifests, logger, kroStepMs: config.kroStepMs });
+    // Let the simulated kro give the loaded RGDs their state before serving, so the catalog is never briefly
+    // Inactive after a start. Its timers are unref'd; hold the event loop open meanwhile.
+    const keepAlive = setInterval(() => {}, 1000);
+    await cluster.controller.settle().finally(() => clearInterval(keepAlive));
+    return cluster;
   }
   return createKubernetesCluster({ inCluster: config.kubernetes.inCluster, logger });
 }
