@@ -1,8 +1,13 @@
 // Starts a benchmark child process and waits for its first IPC message (its port or readiness).
+// `opts.execArgv` replaces the runner's node flags for the child (e.g. `--cpu-prof` to profile it).
 import { fork } from 'node:child_process';
 
-export function startChild(script, args = [], env = {}) {
-  const child = fork(script, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+export function startChild(script, args = [], env = {}, opts = {}) {
+  const child = fork(script, args, {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    ...(opts.execArgv ? { execArgv: opts.execArgv } : {}),
+  });
   const first = new Promise((resolve, reject) => {
     child.once('message', resolve);
     child.once('exit', (code) => reject(new Error(`${script} exited with ${code} before it was ready`)));

@@ -95,8 +95,8 @@ const portico = await createPortico({ config, cluster, kv, logger });
 const app = createServer(portico, { upgrade: (server) => attachWebSocket(server, portico) });
 const address = await app.listen('127.0.0.1', 0);
 
-let peakRss = process.memoryUsage().rss;
-const sampler = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage().rss)), 50);
+let peakRss = process.memoryUsage.rss();
+const sampler = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage.rss())), 50);
 sampler.unref();
 
 const actor = (id) => ({
@@ -112,24 +112,46 @@ const actor = (id) => ({
   local: false,
 });
 
+/** Change `c` of a round, round robin over the instances from the first: each moves one step (0/3 → … → ACTIVE → 0/3). */
+function patchInstance(c) {
+  const inst = instances[c % instances.length];
+  inst.ready = (inst.ready + 1) % (RESOURCES + 1);
+  return cluster.patch(kindRef, inst.name, { status: statusAt(inst.ready) }, { namespace: inst.namespace });
+}
+
 /**
- * `count` status changes, round robin over the instances: each moves one step (0/3 → … → ACTIVE → 0/3).
- * `perSecond` paces them; without it they are written as fast as the cluster takes them (a burst).
+ * `count` status changes. Without `perSecond` they are written as fast as the cluster takes them (a burst). With
+ * it, each timer tick writes the changes that are due by then and gives the event loop back, so delivery runs
+ * between ticks as it would between a real cluster's watch events (a loop that only awaited each patch would
+ * never yield to I/O when the rate is above 1,000/s, and the "paced" run would be a burst in disguise).
  */
 async function changes(count, perSecond) {
+  const startedAt = Date.now();
   const t0 = performance.now();
-  for (let c = 0; c < count; c++) {
-    if (perSecond) {
-      const due = t0 + (c * 1000) / perSecond;
-      const wait = due - performance.now();
-      if (wait > 1) await new Promise((r) => setTimeout(r, wait));
+  let made = 0;
+  if (!perSecond) {
+    while (made < count) {
+      await patchInstance(made);
+      made++;
     }
-    const inst = instances[c % instances.length];
-    inst.ready = (inst.ready + 1) % (RESOURCES + 1);
-    await cluster.patch(kindRef, inst.name, { status: statusAt(inst.ready) }, { namespace: inst.namespace });
+  } else {
+    while (made < count) {
+      const due = Math.min(count, Math.floor(((performance.now() - t0) * perSecond) / 1000) + 1);
+      while (made < due) {
+        await patchInstance(made);
+        made++;
+      }
+      if (made < count) await new Promise((r) => setTimeout(r, Math.max(0, t0 + (made * 1000) / perSecond - performance.now())));
+    }
   }
-  return { ms: performance.now() - t0 };
+  return { startedAt, ms: performance.now() - t0 };
 }
+
+/** CPU time this process used so far (user + system), µs. */
+const cpuUs = () => {
+  const { user, system } = process.cpuUsage();
+  return user + system;
+};
 
 // The runner went away (finished, crashed or timed out): so does this server.
 process.on('disconnect', () => process.exit(0));
@@ -145,9 +167,22 @@ process.on('message', async (m) => {
   let result;
   if (m.cmd === 'tickets') result = await Promise.all(m.users.map(async (id) => (await portico.auth.issueTicket(actor(id))).ticket));
   else if (m.cmd === 'changes') result = await changes(m.count, m.perSecond);
-  else if (m.cmd === 'rss') result = { rss: process.memoryUsage().rss, peakRss };
-  else if (m.cmd === 'resetPeak') result = { rss: (peakRss = process.memoryUsage().rss) };
+  else if (m.cmd === 'rss') result = { rss: process.memoryUsage.rss(), peakRss, cpuUs: cpuUs(), memory: process.memoryUsage() };
+  else if (m.cmd === 'gc') {
+    // Started with --expose-gc by the runner: the JS memory the server really holds once garbage is gone (RSS
+    // itself does not shrink right away after a GC, V8 keeps the pages it grew into).
+    globalThis.gc?.();
+    const { heapUsed, external } = process.memoryUsage();
+    result = { held: heapUsed + external, heapUsed, external, collected: typeof globalThis.gc === 'function' };
+  } else if (m.cmd === 'resetPeak') result = { rss: (peakRss = process.memoryUsage.rss()), cpuUs: cpuUs() };
   process.send({ id: m.id, result });
 });
 
-process.send({ port: address.port, projects: PROJECTS, users: Array.from({ length: PROJECTS }, (_, p) => Array.from({ length: USERS_PER_PROJECT }, (_, k) => user(p, k))).flat() });
+// users[i] is a member of project floor(i / usersPerProject); change c touches instance c % (projects × instancesPerProject).
+process.send({
+  port: address.port,
+  projects: PROJECTS,
+  usersPerProject: USERS_PER_PROJECT,
+  instancesPerProject: INSTANCES_PER_PROJECT,
+  users: Array.from({ length: PROJECTS }, (_, p) => Array.from({ length: USERS_PER_PROJECT }, (_, k) => user(p, k))).flat(),
+});

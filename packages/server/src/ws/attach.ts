@@ -5,8 +5,11 @@ import { WebSocketServer, type WebSocket } from 'ws';
 import { frame, handleClientMessage, reply, type Connection } from './connection.js';
 import { actorOfUpgrade, rejectUpgrade, shuttingDown, upgradeNotFound } from './handshake.js';
 import { createAudience } from './audience.js';
+import { createDecisionCache, createPrincipals, type DecisionMemo, type Principal } from './decisions.js';
+import { createOutbox } from './outbox.js';
 import { anyMatches, resourceTypeOf } from './subscriptions.js';
 import { eventVisibility } from './visibility.js';
+import { textFrame, type WireFrame } from './wire.js';
 
 export interface WebSocketOptions {
   /** Default `/ws`. */
@@ -33,9 +36,6 @@ const maxClientFrameBytes = 16 * 1024;
 
 const closeCodes = { goingAway: 1001, policyViolation: 1008, tryAgainLater: 1013 } as const;
 
-/** Sockets of one user share their decisions within one event: the key is who they are in policy. */
-const actorKey = (actor: Actor) => `${actor.subject}|${actor.groups.join(',')}`;
-
 const timestampOf = (event: DomainEvent) => {
   const t = (event as DomainEvent & { timestamp?: unknown }).timestamp;
   return typeof t === 'string' ? t : new Date().toISOString();
@@ -55,44 +55,52 @@ export function attachWebSocket(server: http.Server, portico: Portico, opts: Web
   const connections = new Set<Connection>();
   const visible = eventVisibility(portico);
   const audience = createAudience(portico.authz);
+  const principals = createPrincipals();
+  const decisions = createDecisionCache();
   const forget = (conn: Connection) => {
-    connections.delete(conn);
+    if (!connections.delete(conn)) return;
     audience.remove(conn);
+    principals.release(conn.principal);
   };
   let closing = false;
 
   // --- sending -------------------------------------------------------------------------------------------
 
-  /** Never queue without bound: a consumer that cannot keep up is told to come back later. */
-  const send = (conn: Connection, payload: Buffer) => {
-    const { socket } = conn;
-    const buffered = socket.bufferedAmount;
-    if (buffered > 0 && buffered + payload.length > maxBufferBytes) {
+  // Never queue without bound: a consumer that cannot keep up is told to come back later.
+  const outbox = createOutbox<Connection>({
+    maxBufferBytes,
+    onOverflow(conn, buffered) {
       logger.warn({ user: conn.actor.subject, buffered }, 'closing a slow WebSocket consumer');
-      socket.close(closeCodes.tryAgainLater, 'too many unsent events: reconnect');
-      return;
-    }
-    socket.send(payload, { binary: false });
-  };
+      conn.socket.close(closeCodes.tryAgainLater, 'too many unsent events: reconnect');
+    },
+    onError(conn, err) {
+      logger.error({ err, user: conn.actor.subject }, 'WebSocket write failed');
+    },
+  });
 
-  /** One event: serialised at most once, the same bytes to every socket that subscribed to it and may see it. */
+  /**
+   * One event: serialised and framed at most once, the same bytes queued for every socket that subscribed to it
+   * and may see it now. Instance events are decided by `can(actor, 'get', object)` per principal, remembered
+   * until the next policy change; RGD events by the catalog's rule, per principal within the event.
+   */
   const fanOut = (event: DomainEvent) => {
     const type = resourceTypeOf(event);
     if (!type) return;
-    let payload: Buffer | undefined;
-    const decisions = new Map<string, boolean>();
+    const remembered = type === 'instances' && event.object !== undefined;
+    const memo: DecisionMemo = remembered ? decisions.memoFor(event.object!) : new Map<Principal, boolean>();
+    let wire: WireFrame | undefined;
     for (const conn of audience.candidates(event)) {
       if (conn.socket.readyState !== conn.socket.OPEN) continue;
-      if (!anyMatches(conn.subscriptions.values(), type, event)) continue;
-      const key = actorKey(conn.actor);
-      let allowed = decisions.get(key);
+      if (!anyMatches(conn.filters, type, event)) continue;
+      let allowed = memo.get(conn.principal);
       if (allowed === undefined) {
-        allowed = visible(conn.actor, event, type);
-        decisions.set(key, allowed);
+        allowed = visible(conn.principal.actor, event, type);
+        if (remembered) decisions.remember(memo, conn.principal, allowed);
+        else memo.set(conn.principal, allowed);
       }
       if (!allowed) continue;
-      payload ??= Buffer.from(frame(event.type as 'instance_update', event.data, timestampOf(event)));
-      send(conn, payload);
+      wire ??= textFrame(frame(event.type as 'instance_update', event.data, timestampOf(event)));
+      outbox.push(conn, wire);
     }
   };
 
@@ -115,12 +123,11 @@ export function attachWebSocket(server: http.Server, portico: Portico, opts: Web
   const flushCounts = () => {
     countsTimer = undefined;
     lastCountsAt = Date.now();
-    const perActor = new Map<string, ReturnType<typeof countsFor>>();
+    const perPrincipal = new Map<Principal, ReturnType<typeof countsFor>>();
     for (const conn of connections) {
       if (conn.socket.readyState !== conn.socket.OPEN) continue;
-      const key = actorKey(conn.actor);
-      let counts = perActor.get(key);
-      if (!counts) perActor.set(key, (counts = countsFor(conn.actor)));
+      let counts = perPrincipal.get(conn.principal);
+      if (!counts) perPrincipal.set(conn.principal, (counts = countsFor(conn.principal.actor)));
       sendCounts(conn, counts);
     }
   };
@@ -139,8 +146,10 @@ export function attachWebSocket(server: http.Server, portico: Portico, opts: Web
       logger.error({ err, type: event.type }, 'WebSocket fan-out failed');
     }
   });
-  // A binding added or removed changes who is in a project's audience and what a user counts.
+  // A binding added or removed changes who may see what, who is in a project's audience and what a user counts.
+  // The authorizer calls this synchronously right after swapping the policy in: no event is decided in between.
   const policySubscription = portico.authz.onChange(() => {
+    decisions.clear();
     audience.refresh();
     scheduleCounts();
   });
@@ -169,7 +178,7 @@ export function attachWebSocket(server: http.Server, portico: Portico, opts: Web
   // --- connections ---------------------------------------------------------------------------------------
 
   const onConnection = (socket: WebSocket, actor: Actor) => {
-    const conn: Connection = { socket, actor, subscriptions: new Map(), alive: true };
+    const conn: Connection = { socket, actor, principal: principals.acquire(actor), subscriptions: new Map(), filters: [], alive: true, outbox };
     connections.add(conn);
     audience.add(conn);
     socket.on('pong', () => {
@@ -214,6 +223,9 @@ export function attachWebSocket(server: http.Server, portico: Portico, opts: Web
       clearTimeout(countsTimer);
       eventSubscription.close();
       policySubscription.close();
+      // What the last turn produced still goes out, before the close frames.
+      outbox.flush();
+      outbox.close();
       const sockets = [...connections].map((conn) => conn.socket);
       const closed = sockets.map((s) => new Promise<void>((resolve) => (s.readyState === s.CLOSED ? resolve() : s.once('close', () => resolve()))));
       for (const s of sockets) s.close(closeCodes.goingAway, 'server shutting down');

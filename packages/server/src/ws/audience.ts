@@ -59,13 +59,18 @@ export function createAudience(authz: Authorizer): Audience {
         link(conn, conn.actor);
       }
     },
-    *candidates(event) {
-      if (event.project === undefined || event.type === 'rgd_update') {
-        yield* all;
-        return;
-      }
-      yield* admins;
-      for (const conn of byProject.get(event.project) ?? []) if (!admins.has(conn)) yield conn;
+    candidates(event) {
+      if (event.project === undefined || event.type === 'rgd_update') return all;
+      const members = byProject.get(event.project) ?? none;
+      // The common case (no Server Admin connected) hands out the member set itself: nothing to merge.
+      return admins.size === 0 ? members : withAdmins(admins, members);
     },
   };
+}
+
+const none: ReadonlySet<Connection> = new Set();
+
+function* withAdmins(admins: ReadonlySet<Connection>, members: ReadonlySet<Connection>): Generator<Connection> {
+  yield* admins;
+  for (const conn of members) if (!admins.has(conn)) yield conn;
 }

@@ -1,28 +1,49 @@
 import { ClientMessage, SubscriptionResourceType, type ServerEventType, type SubscriptionFilter } from '@portico/api';
 import type { Actor } from '@portico/core';
 import type { WebSocket } from 'ws';
+import type { Principal } from './decisions.js';
+import type { Batch, Outbox, Recipient } from './outbox.js';
 import { filterKey } from './subscriptions.js';
+import { textFrame } from './wire.js';
 
 /** Enough for any UI (a few views at once); bounds the work one socket adds to every event. */
 export const maxSubscriptions = 100;
 
 /** One open socket: who it is, what it asked for, whether it answered the last ping. */
-export interface Connection {
+export interface Connection extends Recipient {
   socket: WebSocket;
   actor: Actor;
+  /** Who the socket is in policy, shared with the other sockets of the same user. */
+  principal: Principal;
   subscriptions: Map<string, SubscriptionFilter>;
+  /** `subscriptions`' values, kept as an array so matching an event allocates nothing. */
+  filters: SubscriptionFilter[];
   alive: boolean;
   /** The counts_update last sent, serialised, so an unchanged count is not sent again. */
   lastCounts?: string;
+  /** Where event frames wait for the end of the turn; replies queue behind them there to keep the order. */
+  outbox: Outbox<Connection>;
+  batch?: Batch;
 }
 
 export const frame = (type: ServerEventType, data: unknown, timestamp = new Date().toISOString()): string =>
   JSON.stringify({ type, timestamp, data });
 
-/** Sends a frame meant for this socket only (replies, errors); broadcast frames go through the fan-out. */
+/**
+ * Sends a frame meant for this socket only (replies, errors, counts); broadcast frames go through the fan-out.
+ * While event frames wait in the outbox for this socket, the reply waits behind them, so the client sees
+ * frames in the order the server produced them (no `unsubscribed` before an event matched while subscribed).
+ */
 export function reply(conn: Connection, type: ServerEventType, data: unknown): void {
-  if (conn.socket.readyState === conn.socket.OPEN) conn.socket.send(frame(type, data));
+  if (conn.socket.readyState !== conn.socket.OPEN) return;
+  const text = frame(type, data);
+  if (conn.batch !== undefined) conn.outbox.push(conn, textFrame(text));
+  else conn.socket.send(text);
 }
+
+const syncFilters = (conn: Connection) => {
+  conn.filters = [...conn.subscriptions.values()];
+};
 
 const replyError = (conn: Connection, code: string, message: string) => reply(conn, 'error', { code, message });
 
@@ -58,10 +79,12 @@ export function handleClientMessage(conn: Connection, raw: Buffer | ArrayBuffer 
         return replyError(conn, 'INVALID_MESSAGE', `at most ${maxSubscriptions} subscriptions per connection`);
       }
       conn.subscriptions.set(key, msg.data);
+      syncFilters(conn);
       return reply(conn, 'subscribed', msg.data);
     }
     case 'unsubscribe':
       conn.subscriptions.delete(filterKey(msg.data));
+      syncFilters(conn);
       return reply(conn, 'unsubscribed', msg.data);
   }
 }
