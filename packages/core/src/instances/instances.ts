@@ -56,6 +56,18 @@ export function createInstances(deps: InstancesDeps): Instances {
   const gitWriter = () => (git ??= createGitWriter(config.gitopsRepo!, logger));
   const subscriptions: Disposable[] = [];
 
+  // The catalog asks for every caller's per-RGD counts on each list; remember them per principal until an
+  // instance or the policy changes (both bump the generation), so a catalog list is not a walk of instances.
+  let generation = 0;
+  let countsGeneration = -1;
+  const countsByPrincipal = new Map<string, Map<string, number>>();
+  const principalOf = (actor: Actor) => (actor.groups.length ? `${actor.subject}\n${[...actor.groups].sort().join('\n')}` : actor.subject);
+  subscriptions.push(
+    index.onChange(() => void (generation += 1)),
+    index.onKindIndexed(() => void (generation += 1)),
+    authz.onChange(() => void (generation += 1)),
+  );
+
   const totalResources = (item: IndexedInstance) => catalog.entry(item.instance.rgdName)?.resources.length ?? 0;
 
   /** The instance if `actor` may get it; absent and invisible look the same (404, never 403). */
@@ -136,9 +148,18 @@ export function createInstances(deps: InstancesDeps): Instances {
     },
 
     instanceCounts(actor) {
+      if (countsGeneration !== generation) {
+        countsByPrincipal.clear();
+        countsGeneration = generation;
+      }
+      const principal = principalOf(actor);
+      const known = countsByPrincipal.get(principal);
+      if (known) return new Map(known);
       const counts = new Map<string, number>();
       for (const { instance } of visibleInstances(index, authz, actor)) counts.set(instance.rgdName, (counts.get(instance.rgdName) ?? 0) + 1);
-      return counts;
+      if (countsByPrincipal.size >= 10_000) countsByPrincipal.clear();
+      countsByPrincipal.set(principal, counts);
+      return new Map(counts);
     },
 
     get(actor, key) {

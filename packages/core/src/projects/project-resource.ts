@@ -49,6 +49,26 @@ export function projectSpecOf(obj: KubeObject): ProjectSpec {
   };
 }
 
+const views = new WeakMap<KubeObject, api.Project>();
+
+const deepFreeze = <T>(value: T): T => {
+  if (value && typeof value === 'object' && !Object.isFrozen(value)) {
+    for (const v of Object.values(value)) deepFreeze(v);
+    Object.freeze(value);
+  }
+  return value;
+};
+
+/**
+ * `toProject` of a cached (informer) object, converted once per object version: project lists are read on
+ * every page load and the informer hands out the same frozen object until the project changes.
+ */
+export function projectView(obj: KubeObject): api.Project {
+  let view = views.get(obj);
+  if (!view) views.set(obj, (view = deepFreeze(toProject(obj))));
+  return view;
+}
+
 export function toProject(obj: KubeObject): api.Project {
   const spec = projectSpecOf(obj);
   const annotations = obj.metadata.annotations ?? {};

@@ -8,7 +8,7 @@ import { resources, type Cluster, type KubeObject } from '../ports/cluster.js';
 import type { Authorizer, ProjectsService } from '../types.js';
 import { rbacObject } from '../rbac/objects.js';
 import { expandDestinations } from './destinations.js';
-import { projectAnnotations, projectResource, projectSpecOf, roleSpec, toProject, type ProjectSpec } from './project-resource.js';
+import { projectAnnotations, projectResource, projectSpecOf, projectView, roleSpec, toProject, type ProjectSpec } from './project-resource.js';
 import { defaultRoles } from './role-templates.js';
 import { createSerially } from './serial.js';
 import { updatePermissions } from './update-permissions.js';
@@ -140,7 +140,7 @@ export function createProjects(deps: ProjectsDeps): ProjectsService {
         : authz.memberProjects(actor).flatMap((p) => cached(p) ?? []);
       const items = candidates
         .filter((o) => authz.can(actor, 'get', rbacObject.project(o.metadata.name)))
-        .map(toProject)
+        .map(projectView)
         .sort(byName);
       return { items, totalCount: items.length };
     },
@@ -163,7 +163,7 @@ export function createProjects(deps: ProjectsDeps): ProjectsService {
     },
 
     get(actor, name) {
-      return toProject(visible(actor, name));
+      return projectView(visible(actor, name));
     },
 
     async update(actor, name, input) {

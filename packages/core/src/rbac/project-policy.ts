@@ -25,7 +25,9 @@ const maxMemo = 10_000;
 export function buildProjectPolicy(project: PolicySource): ProjectPolicy {
   const compiled = compileProjectPolicies(project);
   const enforcer = buildEnforcer(compiled.policies);
-  const memo = new Map<string, boolean>();
+  // roles → action → object → decision: nested maps, so a hit builds no key string (lists ask per item).
+  const memo = new Map<string, Map<string, Map<string, boolean>>>();
+  let memoSize = 0;
   return {
     name: project.name,
     roleNames: compiled.roles,
@@ -34,12 +36,21 @@ export function buildProjectPolicy(project: PolicySource): ProjectPolicy {
     errors: compiled.errors,
     sourceKey: policySourceKey(project),
     decide(roleSubjects, object, action) {
-      const key = `${[...roleSubjects].join(',')}\n${action}\n${object}`;
-      let allowed = memo.get(key);
+      const rolesKey = roleSubjects.size === 1 ? (roleSubjects.values().next().value as string) : [...roleSubjects].sort().join(',');
+      let byAction = memo.get(rolesKey);
+      let byObject = byAction?.get(action);
+      let allowed = byObject?.get(object);
       if (allowed === undefined) {
         allowed = enforcer.decide(roleSubjects, object, action);
-        if (memo.size >= maxMemo) memo.clear();
-        memo.set(key, allowed);
+        if (memoSize >= maxMemo) {
+          memo.clear();
+          memoSize = 0;
+          byAction = byObject = undefined;
+        }
+        if (!byAction) memo.set(rolesKey, (byAction = new Map()));
+        if (!byObject) byAction.set(action, (byObject = new Map()));
+        byObject.set(object, allowed);
+        memoSize += 1;
       }
       return allowed;
     },
