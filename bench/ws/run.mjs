@@ -40,7 +40,9 @@ const target = { p99Ms: 100, deliveriesPerSec: 100_000, rssBytes: 300e6 };
 const PROFILE_DIR = process.env.BENCH_PROFILE;
 const execArgv = PROFILE_DIR ? { execArgv: ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`] } : {};
 /** Node flags of the server processes: --expose-gc (for the live RSS at the end) and BENCH_SERVER_NODE_ARGS (e.g. --trace-gc). */
-const serverExecArgv = { execArgv: [...(execArgv.execArgv ?? []), '--expose-gc', ...(process.env.BENCH_SERVER_NODE_ARGS?.split(' ') ?? [])] };
+// The heap cap is the one deploy/base/deployment.yaml sets (NODE_OPTIONS); BENCH_SERVER_NODE_ARGS replaces it.
+const serverNodeArgs = (process.env.BENCH_SERVER_NODE_ARGS ?? '--max-old-space-size=256').split(' ').filter(Boolean);
+const serverExecArgv = { execArgv: [...(execArgv.execArgv ?? []), '--expose-gc', ...serverNodeArgs] };
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const startedAt = Date.now();
 
