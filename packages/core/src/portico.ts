@@ -59,64 +59,79 @@ export async function createPortico(opts: CreatePorticoOptions = {}): Promise<Po
   const ownsKv = !opts.kv;
   const cluster = opts.cluster ?? (await openCluster(config, logger));
   const kv = opts.kv ?? openKeyValue(config, logger);
-  const limits = createLimits({ kv, config, env, logger });
+  const opened: Array<() => unknown> = [];
+  // A start that fails part-way (the key-value store down during the auth bootstrap, say) must not leave
+  // connections, watches and timers behind in an embedding program.
+  const release = async () => {
+    for (const close of opened.splice(0).reverse()) await Promise.resolve(close()).catch(() => undefined);
+    if (ownsKv) await kv.close().catch(() => undefined);
+    if (ownsCluster) await cluster.close().catch(() => undefined);
+  };
+  try {
+    return await assemble();
+  } catch (err) {
+    await release();
+    throw err;
+  }
 
-  const projectInformer = createInformer(cluster, resources.project, { namespace: config.kubernetes.namespace, logger });
-  const rgdInformer = createInformer(cluster, resources.rgd, { logger });
-  const authz = createAuthorizer({ projects: projectInformer, serverAdmins, logger });
+  async function assemble(): Promise<Portico> {
+    const limits = createLimits({ kv, config, env, logger });
 
-  // The catalog shows per-RGD instance counts and the instance index needs the catalog: bind late.
-  let instanceCounts: ((actor: Parameters<Portico['catalog']['count']>[0]) => Map<string, number>) | undefined;
-  const catalog = createCatalog({ rgds: rgdInformer, authz, logger, instanceCounts: (actor) => instanceCounts?.(actor) ?? new Map() });
+    const projectInformer = createInformer(cluster, resources.project, { namespace: config.kubernetes.namespace, logger });
+    const rgdInformer = createInformer(cluster, resources.rgd, { logger });
+    opened.push(() => projectInformer.stop(), () => rgdInformer.stop());
+    const authz = createAuthorizer({ projects: projectInformer, serverAdmins, logger });
 
-  await Promise.all([projectInformer.start(), rgdInformer.start()]);
-  await authz.ready();
+    // The catalog shows per-RGD instance counts and the instance index needs the catalog: bind late.
+    let instanceCounts: ((actor: Parameters<Portico['catalog']['count']>[0]) => Map<string, number>) | undefined;
+    const catalog = createCatalog({ rgds: rgdInformer, authz, logger, instanceCounts: (actor) => instanceCounts?.(actor) ?? new Map() });
 
-  const identityProviders = oidcProviders.length ? createOidc({ providers: oidcProviders, config, kv, cluster, logger }) : undefined;
-  const auth = await createAuth({ config, cluster, kv, authz, logger, lockout: limits.lockout, identityProviders });
-  const projects = createProjects({ cluster, projects: projectInformer, authz, config, logger });
-  const access = createAccess({ authz, projects: projectInformer, config });
-  const events = createEvents({ kv, logger });
-  const instances = createInstances({ cluster, catalog, authz, projects: projectInformer, events, config, logger, createInformer });
-  instanceCounts = (actor) => instances.instanceCounts(actor);
-  await instances.start();
+    await Promise.all([projectInformer.start(), rgdInformer.start()]);
+    await authz.ready();
 
-  const readiness = async (): Promise<api.Readyz> => {
-    const components: api.Readyz['components'] = {
-      keyvalue: await kv.health().catch((e: Error) => ({ ok: false, message: e.message })),
-      cluster: cluster.health(),
-      'watch:projects': projectInformer.health(),
-      'watch:rgds': rgdInformer.health(),
+    const identityProviders = oidcProviders.length ? createOidc({ providers: oidcProviders, config, kv, cluster, logger }) : undefined;
+    const auth = await createAuth({ config, cluster, kv, authz, logger, lockout: limits.lockout, identityProviders });
+    const projects = createProjects({ cluster, projects: projectInformer, authz, config, logger });
+    const access = createAccess({ authz, projects: projectInformer, config });
+    const events = createEvents({ kv, logger });
+    opened.push(() => events.close());
+    const instances = createInstances({ cluster, catalog, authz, projects: projectInformer, events, config, logger, createInformer });
+    opened.push(() => instances.stop());
+    instanceCounts = (actor) => instances.instanceCounts(actor);
+    await instances.start();
+
+    const readiness = async (): Promise<api.Readyz> => {
+      const components: api.Readyz['components'] = {
+        keyvalue: await kv.health().catch((e: Error) => ({ ok: false, message: e.message })),
+        cluster: cluster.health(),
+        'watch:projects': projectInformer.health(),
+        'watch:rgds': rgdInformer.health(),
+      };
+      const ok = Object.values(components).every((c) => c.ok);
+      return { status: ok ? 'ok' : 'unavailable', components };
     };
-    const ok = Object.values(components).every((c) => c.ok);
-    return { status: ok ? 'ok' : 'unavailable', components };
-  };
 
-  let stopped = false;
-  return {
-    config,
-    logger,
-    cluster,
-    kv,
-    authz,
-    auth,
-    accounts: auth.accounts,
-    catalog,
-    projects,
-    access,
-    instances,
-    events,
-    limits,
-    readiness,
-    async stop() {
-      if (stopped) return;
-      stopped = true;
-      await instances.stop();
-      await events.close();
-      projectInformer.stop();
-      rgdInformer.stop();
-      if (ownsKv) await kv.close();
-      if (ownsCluster) await cluster.close();
-    },
-  };
+    let stopped = false;
+    return {
+      config,
+      logger,
+      cluster,
+      kv,
+      authz,
+      auth,
+      accounts: auth.accounts,
+      catalog,
+      projects,
+      access,
+      instances,
+      events,
+      limits,
+      readiness,
+      async stop() {
+        if (stopped) return;
+        stopped = true;
+        await release();
+      },
+    };
+  }
 }
