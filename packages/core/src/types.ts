@@ -13,7 +13,8 @@ export interface RequestContext {
 }
 
 /**
- * The authorization engine (rbac module). Every decision goes through Casbin; these are synchronous reads of
+ * The authorization engine (rbac module). Every decision comes from Casbin policy lines (the all-allow line of
+ * Server Admins is answered from an index of those lines, see rbac/enforcer.ts); these are synchronous reads of
  * an index that is rebuilt and swapped atomically on policy change.
  */
 export interface Authorizer {

@@ -1,10 +1,11 @@
 import type { Actor } from '../actor.js';
+import { rbacObject } from '../rbac/objects.js';
 import type { Authorizer } from '../types.js';
 import type { CatalogEntry } from './types.js';
 
 /** The RBAC object of an RGD as seen from `project` (contract §5, scoped by the policy compiler). */
 export const rgdObject = (project: string, entry: Pick<CatalogEntry, 'category' | 'name'>) =>
-  `rgds/${project}/${entry.category}/${entry.name}`;
+  rbacObject.rgd(project, entry.category, entry.name);
 
 /**
  * Who sees an RGD (the documented rule of this project):

@@ -1,5 +1,6 @@
 import * as api from '@portico/api';
 import type { Actor } from '../actor.js';
+import { describeActor } from '../auth/describe.js';
 import type { Informer } from '../cluster/informer-types.js';
 import type { PorticoConfig } from '../config.js';
 import { badRequest, notFound } from '../errors.js';
@@ -94,18 +95,14 @@ export function createAccess(deps: AccessDeps): AccessService {
     },
 
     accountInfo(actor) {
-      const projects = authz.memberProjects(actor);
-      const roles: Record<string, string> = {};
-      for (const project of projects) {
-        const held = authz.rolesIn(actor, project);
-        if (held.length > 0) roles[project] = held[0];
-      }
+      // The same user description a sign-in returns, plus the token facts.
+      const { id, email, displayName, groups, casbinRoles, projects, roles } = describeActor(authz, actor);
       return {
-        userID: actor.id,
-        email: actor.email,
-        displayName: actor.displayName,
-        groups: [...actor.groups],
-        casbinRoles: authz.globalRoles(actor),
+        userID: id,
+        email,
+        displayName,
+        groups,
+        casbinRoles,
         serverAdmin: authz.isServerAdmin(actor),
         projects,
         roles,
