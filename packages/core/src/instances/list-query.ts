@@ -41,21 +41,20 @@ const sortValue: Record<SortBy, (i: api.Instance) => string | number> = {
 
 const compare = (a: string | number, b: string | number) => (a < b ? -1 : a > b ? 1 : 0);
 
-/** Sorts by the field, then by namespace/kind/name so pages are stable; `desc` reverses the whole order. */
-export function comparatorFor(sortBy: SortBy, order: 'asc' | 'desc'): (a: IndexedInstance, b: IndexedInstance) => number {
-  const value = sortValue[sortBy] ?? sortValue.name;
-  const sign = order === 'desc' ? -1 : 1;
-  return (a, b) => sign * (compare(value(a.instance), value(b.instance)) || compare(a.id, b.id));
-}
-
-/** Filters, sorts and pages; totalCount counts every visible match, not the page. */
+/**
+ * Filters, sorts and pages; totalCount counts every visible match, not the page. Sorts by the field, then by
+ * namespace/kind/name so pages are stable; `desc` reverses the whole order. Each item's sort value is read once,
+ * not per comparison: a date sort of n instances parses n timestamps, not 2·n·log n.
+ */
 export function listPage(items: Iterable<IndexedInstance>, query: api.InstanceListQuery): api.InstanceList {
   const matches = matcherFor(query);
-  const all: IndexedInstance[] = [];
-  for (const item of items) if (matches(item)) all.push(item);
-  all.sort(comparatorFor(query.sortBy ?? 'name', query.sortOrder ?? 'asc'));
+  const value = sortValue[query.sortBy ?? 'name'] ?? sortValue.name;
+  const sign = query.sortOrder === 'desc' ? -1 : 1;
+  const rows: { item: IndexedInstance; key: string | number }[] = [];
+  for (const item of items) if (matches(item)) rows.push({ item, key: value(item.instance) });
+  rows.sort((a, b) => sign * (compare(a.key, b.key) || compare(a.item.id, b.item.id)));
   const page = query.page ?? 1;
   const pageSize = query.pageSize ?? 20;
   const first = (page - 1) * pageSize;
-  return { items: all.slice(first, first + pageSize).map((i) => i.instance), totalCount: all.length, page, pageSize };
+  return { items: rows.slice(first, first + pageSize).map((r) => r.item.instance), totalCount: rows.length, page, pageSize };
 }

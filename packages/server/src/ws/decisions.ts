@@ -44,7 +44,7 @@ export type DecisionMemo = Map<Principal, boolean>;
  * remembering turns 40 policy evaluations per event into 40 map lookups. `clear()` must run on every
  * `authz.onChange`: the authorizer calls its listeners synchronously, right after swapping in the new policy
  * and before any other event can be handled, so no decision from an older policy is ever used after a change.
- * Bounded: past `maxEntries` it starts over (a decision is only ever recomputed, never guessed).
+ * Bounded: past `maxEntries` decisions or objects it starts over (a decision is only ever recomputed, never guessed).
  */
 export interface DecisionCache {
   /** The memo for one object; look up and `remember` through it for each socket of an event. */
@@ -66,7 +66,9 @@ export function createDecisionCache(maxEntries = 100_000): DecisionCache {
     memoFor(object) {
       let memo = byObject.get(object);
       if (memo === undefined) {
-        if (entries >= maxEntries) clear();
+        // Objects count too: an event nobody may see still leaves an (empty) memo behind, and instances come
+        // and go under new names, so bounding decisions alone would let the objects grow without end.
+        if (entries >= maxEntries || byObject.size >= maxEntries) clear();
         byObject.set(object, (memo = new Map()));
       }
       return memo;

@@ -41,13 +41,18 @@ export async function createEmbeddedCluster(opts: EmbeddedClusterOptions = {}): 
   const fileStore = opts.dataDir ? createFileStore(path.resolve(opts.dataDir), logger) : undefined;
   const loaded = fileStore ? await fileStore.load() : { objects: [], resourceVersion: 0 };
   const initial = { ...loaded, resourceVersion: Math.max(loaded.resourceVersion, FIRST_RESOURCE_VERSION) };
-  const watchHub = createWatchHub({ maxEvents: opts.maxWatchEvents ?? 5000, startVersion: initial.resourceVersion });
+  const watchHub = createWatchHub({
+    maxEvents: opts.maxWatchEvents ?? 5000,
+    startVersion: initial.resourceVersion,
+    onHandlerError: (err, ref) => logger.error({ err, kind: ref.kind }, 'watch event handler failed'),
+  });
   const store = createObjectStore({ watchHub, fileStore, now, initial });
 
   const discover = async (group: string, version: string, kind: string): Promise<ResourceRef | undefined> => {
     const builtin = builtinRef(group, version, kind);
     if (builtin) return builtin;
-    for (const rgd of store.all(resources.rgd)) {
+    // Read in place: discovery runs per instance create and per catalog kind, and needs only spec.schema.
+    for (const rgd of store.stored(resources.rgd)) {
       const declared = instanceRefOf(rgd);
       if (declared && sameKind(declared, { group, version, kind })) return declared;
     }

@@ -14,7 +14,11 @@ import type { WatchHub } from './watch-hub.js';
 export interface ObjectStore {
   readonly resourceVersion: () => number;
   refs(): ResourceRef[];
-  all(ref: ResourceRef): KubeObject[];
+  /**
+   * The stored objects of a resource themselves, not copies: for the store's own lookups (discovery) that only
+   * read a field or two. Never mutate them, and never hand them out (list/get return copies).
+   */
+  stored(ref: ResourceRef): Iterable<Readonly<KubeObject>>;
   list(ref: ResourceRef, opts?: { namespace?: string; labelSelector?: string }): KubeObject[];
   get(ref: ResourceRef, name: string, namespace?: string): KubeObject | undefined;
   create(ref: ResourceRef, obj: KubeObject): Promise<KubeObject>;
@@ -158,7 +162,7 @@ export function createObjectStore(opts: {
 
     refs: () => [...byRef.values()].map((e) => ({ ...e.ref })),
 
-    all: (ref) => [...(byRef.get(refKey(ref))?.objects.values() ?? [])].map(clone),
+    stored: (ref) => byRef.get(refKey(ref))?.objects.values() ?? [],
 
     list(ref, { namespace, labelSelector } = {}) {
       const selects = parseLabelSelector(labelSelector);

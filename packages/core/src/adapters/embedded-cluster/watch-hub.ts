@@ -37,7 +37,14 @@ interface RefLog {
   watchers: Set<Watcher>;
 }
 
-export function createWatchHub(opts: { maxEvents: number; startVersion: number }): WatchHub {
+export interface WatchHubOptions {
+  maxEvents: number;
+  startVersion: number;
+  /** A watch handler threw: reported here, and the watch goes on with its next event. */
+  onHandlerError?: (err: unknown, ref: ResourceRef) => void;
+}
+
+export function createWatchHub(opts: WatchHubOptions): WatchHub {
   const logs = new Map<string, RefLog>();
   const trimChunk = Math.max(1, Math.floor(opts.maxEvents / 10));
 
@@ -51,11 +58,23 @@ export function createWatchHub(opts: { maxEvents: number; startVersion: number }
     return log;
   };
 
+  /**
+   * Handlers run from setImmediate: a throw there would be an uncaught exception (the process dies) and would
+   * strand the rest of the queue. A consumer bug is reported instead, as the Kubernetes adapter's watch does.
+   */
+  const call = (ref: ResourceRef, handler: () => void) => {
+    try {
+      handler();
+    } catch (err) {
+      opts.onHandlerError?.(err, ref);
+    }
+  };
+
   const flush = (w: Watcher) => {
     w.scheduled = false;
     while (!w.closed && w.queue.length > 0) {
       const event = w.queue.shift()!;
-      w.handlers.onEvent(event);
+      call(w.ref, () => w.handlers.onEvent(event));
     }
   };
 
@@ -70,10 +89,10 @@ export function createWatchHub(opts: { maxEvents: number; startVersion: number }
 
   const matches = (w: Watcher, object: KubeObject) => !w.namespace || object.metadata.namespace === w.namespace;
 
-  const fail = (handlers: WatchHandlers, error: { gone: boolean; message: string }): Disposable => {
+  const fail = (ref: ResourceRef, handlers: WatchHandlers, error: { gone: boolean; message: string }): Disposable => {
     let closed = false;
     setImmediate(() => {
-      if (!closed) handlers.onError(error);
+      if (!closed) call(ref, () => handlers.onError(error));
     });
     return { close: () => void (closed = true) };
   };
@@ -100,10 +119,10 @@ export function createWatchHub(opts: { maxEvents: number; startVersion: number }
       } else {
         const from = Number(resourceVersion);
         if (!/^\d+$/.test(resourceVersion) || !Number.isSafeInteger(from)) {
-          return fail(handlers, { gone: true, message: `invalid resourceVersion "${resourceVersion}": relist` });
+          return fail(ref, handlers, { gone: true, message: `invalid resourceVersion "${resourceVersion}": relist` });
         }
         if (from < log.horizon) {
-          return fail(handlers, { gone: true, message: `too old resource version: ${from} (${log.horizon})` });
+          return fail(ref, handlers, { gone: true, message: `too old resource version: ${from} (${log.horizon})` });
         }
         for (const e of log.events) {
           if (e.rv > from && matches(watcher, e.object)) enqueue(watcher, { type: e.type, object: clone(e.object) });
