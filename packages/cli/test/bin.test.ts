@@ -53,11 +53,11 @@ function portico_(args: string[], opts: { input?: string; env?: Record<string, s
   });
 }
 
-async function loggedIn(token = TOKEN, expiresAt = '2099-01-01T00:00:00Z') {
+async function loggedIn(token = TOKEN, expiresAt = '2099-01-01T00:00:00Z', server = portico.url) {
   await mkdir(dirname(configFile), { recursive: true });
   await writeFile(
     configFile,
-    YAML.stringify({ currentContext: 'dev', contexts: [{ name: 'dev', server: portico.url, token, user: 'alice@example.com', expiresAt }] }),
+    YAML.stringify({ currentContext: 'dev', contexts: [{ name: 'dev', server, token, user: 'alice@example.com', expiresAt }] }),
     { mode: 0o600 },
   );
 }
@@ -118,9 +118,13 @@ describe('reading', () => {
   });
 
   it('--server and PORTICO_TOKEN override the saved context', async () => {
+    // The saved context points at a port nothing listens on, with a token the server refuses.
+    await loggedIn('saved-token', undefined, 'http://127.0.0.1:9');
     const r = await portico_(['rgd', 'list', '-o', 'yaml', '--server', portico.url], { env: { PORTICO_TOKEN: TOKEN } });
+    expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     expect(YAML.parse(r.stdout).totalCount).toBe(3);
+    expect(portico.requests.map((q) => q.authorization)).toEqual([`Bearer ${TOKEN}`]);
   });
 
   it('context list never prints tokens', async () => {

@@ -79,7 +79,11 @@ describe('events.subscribe', () => {
   });
 
   it('calls onEvent and stops for good on close()', async () => {
-    const srv = await ticketServer((ws) => ws.send(frame('counts_update', { rgdCount: 4, instanceCount: 9 })));
+    let serverSide: WebSocket | undefined;
+    const srv = await ticketServer((ws) => {
+      serverSide = ws;
+      ws.send(frame('counts_update', { rgdCount: 4, instanceCount: 9 }));
+    });
     server = srv;
     const got = await new Promise<unknown>((resolve) => {
       const sub = fastClient(srv.baseUrl).events.subscribe(
@@ -95,6 +99,17 @@ describe('events.subscribe', () => {
       );
     });
     expect(got).toEqual({ rgdCount: 4, instanceCount: 9 });
+    // close() hangs up: the server sees its end of the socket close, with no help from the server.
+    const hungUp = await new Promise<boolean>((resolve) => {
+      if (serverSide!.readyState === serverSide!.CLOSED) return resolve(true);
+      const timer = setTimeout(() => resolve(false), 2000);
+      serverSide!.once('close', () => {
+        clearTimeout(timer);
+        resolve(true);
+      });
+    });
+    expect(hungUp).toBe(true);
+    // ...and does not come back (a reconnecting client would have asked for a ticket again within 20–100 ms).
     await new Promise((r) => setTimeout(r, 200));
     expect(srv.ticketsSeen).toEqual(['t1']);
   });

@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { apiAs, createProject, createUser, uniqueName, type ApiAs, type Reply } from './support/api-as.js';
-import { clusterModes, startPorticoServer, type PorticoServer } from './support/cluster-modes.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { createProject, createUser, uniqueName, type ApiAs, type Reply } from './support/api-as.js';
+import { clusterModes, useServer } from './support/cluster-modes.js';
 
 /**
  * Instances over HTTP, end to end, on both cluster adapters: Portico creates the custom resource, the simulated
@@ -8,24 +8,18 @@ import { clusterModes, startPorticoServer, type PorticoServer } from './support/
  * Portico serves follows through its watch.
  */
 describe.each(clusterModes)('instances over HTTP (%s cluster)', (mode) => {
-  let tp: PorticoServer;
-  let admin: ApiAs;
+  const { tp, admin } = useServer(mode);
   let project: string;
   let developer: ApiAs;
   let viewer: ApiAs;
 
   beforeAll(async () => {
-    tp = await startPorticoServer({ mode });
-    admin = apiAs(tp.url, tp.adminToken);
     project = await createProject(tp, 'inst', ['dev', 'team-*']);
     const dev = await createUser(tp, 'dev');
     const view = await createUser(tp, 'view');
     await admin.post(`/api/v1/projects/${project}/roles/developer/users/${dev.username}`);
     await admin.post(`/api/v1/projects/${project}/roles/viewer/users/${view.username}`);
     [developer, viewer] = [dev, view];
-  });
-  afterAll(async () => {
-    await tp?.close();
   });
 
   /** Polls GET `path` as `who` until `ok` holds. */
@@ -157,5 +151,8 @@ spec: {image: nginx}
     expect(served.body).toMatchObject({ project, rgdName: 'web-app' });
     const outsider = await createUser(tp, 'nosy');
     expect((await outsider.get(path)).status).toBe(404);
+    // Nothing of the project shows through lists or counts either.
+    expect((await outsider.get(`/api/v1/instances?project=${project}`)).body).toMatchObject({ items: [], totalCount: 0 });
+    expect((await outsider.get('/api/v1/instances/count')).body).toEqual({ count: 0 });
   });
 });

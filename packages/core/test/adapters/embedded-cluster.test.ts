@@ -7,6 +7,7 @@ import { createEmbeddedCluster, type EmbeddedCluster } from '../../src/adapters/
 import { createLogger } from '../../src/logger.js';
 import { resources, type KubeObject, type ResourceRef, type WatchEvent } from '../../src/ports/cluster.js';
 import { clusterContract } from '../contract/cluster-contract.js';
+import { eventually } from '../support/eventually.js';
 
 clusterContract('embedded (memory)', async () => {
   const cluster = await createEmbeddedCluster({ kroStepMs: 10 });
@@ -111,16 +112,6 @@ const condition = (o: KubeObject | undefined, type: string) =>
   (o?.status?.conditions as { type: string; status: string; reason: string; message: string; observedGeneration: number }[] | undefined)?.find(
     (c) => c.type === type,
   );
-
-async function eventually<T>(read: () => Promise<T>, ok: (v: T) => boolean, what: string, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await read();
-    if (ok(v)) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}: ${JSON.stringify(v)}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
 
 function record(cluster: EmbeddedCluster, ref: ResourceRef, resourceVersion: string) {
   const events: WatchEvent[] = [];

@@ -22,6 +22,9 @@ async function failure(work: Promise<unknown> | (() => unknown)): Promise<Portic
   throw new Error('expected a PorticoError');
 }
 
+/** A list query that fits every instance of these tests on one page, by name. */
+const allOnOnePage = { page: 1, pageSize: 500, sortBy: 'name', sortOrder: 'asc' } as const;
+
 const webapp = (name: string, extra: Partial<CreateInstanceInput> = {}): CreateInstanceInput => ({
   name,
   namespace: 'dev',
@@ -203,27 +206,21 @@ describe('instances', () => {
       await world.instances.create(actors.bob, { name: 'beta-one', namespace: 'beta', project: 'beta', kind: 'WebApp', values: { image: 'x' } });
     });
 
-    it('a member of another project sees nothing of alpha: empty list, zero count, 404 on get', () => {
+    it('a member of another project sees nothing of alpha: empty list, zero count, 404 on get', async () => {
       const list = world.instances.list(actors.bob, { page: 1, pageSize: 100, sortBy: 'name', sortOrder: 'asc' });
       expect(list.items.map((i) => i.project)).toEqual(['beta']);
       expect(list.totalCount).toBe(1);
       expect(world.instances.count(actors.bob)).toEqual({ count: 1 });
       expect(world.instances.list(actors.bob, { project: 'alpha', page: 1, pageSize: 20, sortBy: 'name', sortOrder: 'asc' }).totalCount).toBe(0);
-      const err = (() => {
-        try {
-          world.instances.get(actors.bob, { namespace: 'dev', kind: 'WebApp', name: 'alpha-one' });
-        } catch (e) {
-          return e as PorticoError;
-        }
-      })();
-      expect([err?.status, err?.code]).toEqual([404, 'NOT_FOUND']);
+      const err = await failure(() => world.instances.get(actors.bob, { namespace: 'dev', kind: 'WebApp', name: 'alpha-one' }));
+      expect([err.status, err.code]).toEqual([404, 'NOT_FOUND']);
       expect(world.instances.count(actors.nobody)).toEqual({ count: 0 });
     });
 
     it('an admin sees every project; a viewer sees the project it views', () => {
-      const all = world.instances.list(actors.admin, { page: 1, pageSize: 500, sortBy: 'name', sortOrder: 'asc' });
+      const all = world.instances.list(actors.admin, allOnOnePage);
       expect(new Set(all.items.map((i) => i.project))).toEqual(new Set(['alpha', 'beta']));
-      const viewer = world.instances.list(actors.vic, { page: 1, pageSize: 500, sortBy: 'name', sortOrder: 'asc' });
+      const viewer = world.instances.list(actors.vic, allOnOnePage);
       expect(viewer.items.every((i) => i.project === 'alpha')).toBe(true);
       expect(viewer.totalCount).toBe(world.instances.count(actors.alice).count);
     });
@@ -242,7 +239,7 @@ describe('instances', () => {
 
     it('filters by health', async () => {
       await healthy(world, { namespace: 'dev', kind: 'WebApp', name: 'alpha-one' });
-      const list = world.instances.list(actors.alice, { page: 1, pageSize: 500, sortBy: 'name', sortOrder: 'asc', health: 'Healthy' });
+      const list = world.instances.list(actors.alice, { ...allOnOnePage, health: 'Healthy' });
       expect(list.items.length).toBeGreaterThan(0);
       expect(list.items.every((i) => i.health === 'Healthy')).toBe(true);
     });
@@ -296,7 +293,7 @@ describe('instances', () => {
       const deleted = await world.instances.delete(actors.alice, key);
       expect(deleted.status.state).toBe('DELETING');
       expect(deleted.health).toBe('Progressing');
-      await waitUntil(() => world.instances.list(actors.alice, { page: 1, pageSize: 500, sortBy: 'name', sortOrder: 'asc', search: 'doomed' }).totalCount === 0);
+      await waitUntil(() => world.instances.list(actors.alice, { ...allOnOnePage, search: 'doomed' }).totalCount === 0);
       expect((await failure(() => world.instances.get(actors.alice, key))).status).toBe(404);
       const gone = await world.nextEvent((e) => e.type === 'instance_update' && (e.data as { action: string; name: string }).action === 'delete' && e.name === 'doomed');
       expect(gone.object).toBe('instances/alpha/dev/WebApp/doomed');
@@ -330,7 +327,7 @@ describe('the instance index follows the catalog', () => {
     await world.cluster.patch(resources.rgd, 'late-app', { metadata: { annotations: { 'portico.dev/catalog': 'false' } } });
     await waitUntil(() => world.catalog.entry('late-app') === undefined);
     await world.instances.index.settled();
-    expect(world.instances.list(actors.alice, { page: 1, pageSize: 500, sortBy: 'name', sortOrder: 'asc', kind: 'LateApp' }).totalCount).toBe(0);
+    expect(world.instances.list(actors.alice, { ...allOnOnePage, kind: 'LateApp' }).totalCount).toBe(0);
     const gone = await world.nextEvent((e) => e.type === 'instance_update' && e.name === 'l1' && (e.data as { action: string }).action === 'delete');
     expect(gone.project).toBe('alpha');
   });

@@ -3,6 +3,7 @@ import { createKubernetesCluster } from '../../src/adapters/kubernetes/index.js'
 import { createKroController, KRO_FINALIZER, type KroController } from '../../src/kro/index.js';
 import { resources, type Cluster, type KubeObject, type ResourceRef, type WatchEvent } from '../../src/ports/cluster.js';
 import { startFakeKubeApi, type FakeKubeApi } from '../support/fake-kube-api.js';
+import { eventually } from '../support/eventually.js';
 
 /**
  * The simulated kro controller beside Portico, as the real one runs in a cluster: its own client (the Kubernetes
@@ -34,16 +35,6 @@ const webApp = (name: string, annotations?: Record<string, string>): KubeObject 
 
 const condition = (o: KubeObject | undefined, type: string) =>
   (o?.status?.conditions as { type: string; status: string; reason: string; message: string }[] | undefined)?.find((c) => c.type === type);
-
-async function eventually<T>(read: () => Promise<T>, ok: (v: T) => boolean, what: string, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await read();
-    if (ok(v)) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}: ${JSON.stringify(v)}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
 
 describe('simulated kro controller over the Kubernetes adapter', () => {
   let api: FakeKubeApi;

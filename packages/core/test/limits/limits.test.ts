@@ -39,15 +39,19 @@ const brokenKv = (error: unknown): KeyValue => {
 
 describe('rate limit configuration', () => {
   it('defaults to the limits of contract §9 and a 10-failures-in-15-minutes lockout', () => {
-    expect(parseRateLimits(undefined)).toEqual({
-      login: { limit: 5, windowSeconds: 60 },
-      oidcLogin: { limit: 20, windowSeconds: 60 },
-      oidcCallback: { limit: 5, windowSeconds: 60 },
-      ssoProviders: { limit: 30, windowSeconds: 60 },
-      namespaces: { limit: 20, windowSeconds: 60 },
-      user: { limit: 100, windowSeconds: 60 },
-      loginFailures: { limit: 10, windowSeconds: 900 },
-    });
+    // The §9 table as the contract writes it (endpoint, requests per minute), mapped to the rule that enforces it.
+    const contractTable: [endpoint: string, rule: keyof ReturnType<typeof parseRateLimits>, perMinute: number][] = [
+      ['POST /api/v1/auth/local/login', 'login', 5],
+      ['GET /api/v1/auth/oidc/login', 'oidcLogin', 20],
+      ['GET /api/v1/auth/oidc/callback', 'oidcCallback', 5],
+      ['sign-in option list (both forms)', 'ssoProviders', 30],
+      ['GET /api/v1/projects/{name}/namespaces', 'namespaces', 20],
+      ['every other authenticated endpoint', 'user', 100],
+    ];
+    const rules = parseRateLimits(undefined);
+    for (const [endpoint, rule, perMinute] of contractTable) expect(rules[rule], endpoint).toEqual({ limit: perMinute, windowSeconds: 60 });
+    expect(rules.loginFailures).toEqual({ limit: 10, windowSeconds: 15 * 60 });
+    expect(Object.keys(rules).sort()).toEqual([...contractTable.map(([, rule]) => rule), 'loginFailures'].sort());
   });
 
   it('overrides single rules from PORTICO_RATE_LIMITS, as objects or bare limits', () => {

@@ -137,6 +137,18 @@ describe('can-i summary (Form A)', () => {
     expect(Object.keys(summary.projects).sort()).toEqual(['alpha', 'beta', 'gamma']);
     expect(summary.projects.gamma.roles).toEqual([]);
     expect(summary.projects.gamma.role).toBe('role:serveradmin');
+    // Everything a member can be granted, all granted (an empty map would grant nothing).
+    expect(summary.projects.gamma.permissions).toMatchObject({
+      'instances:get': true,
+      'instances:create': true,
+      'instances:delete': true,
+      'secrets:get': true,
+      'rgds:get': true,
+      'members:create': true,
+      'members:delete': true,
+      'project:get': true,
+      'roles:update': true,
+    });
     expect(Object.values(summary.projects.gamma.permissions).every(Boolean)).toBe(true);
   });
 

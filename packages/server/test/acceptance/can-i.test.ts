@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { apiAs, createProject, createUser, uniqueName, type ApiAs } from '../support/api-as.js';
-import { clusterModes, startPorticoServer, type PorticoServer } from '../support/cluster-modes.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { createProject, createUser, uniqueName, type ApiAs } from '../support/api-as.js';
+import { clusterModes, useServer } from '../support/cluster-modes.js';
 
 // Issue 5 / acceptance 2: the same RBAC behaviour holds on the embedded cluster and on the Kubernetes adapter.
 describe.each(clusterModes)('%s cluster', (mode) => {
@@ -13,8 +13,7 @@ describe.each(clusterModes)('%s cluster', (mode) => {
   type Who = 'admin' | 'platformAdmin' | 'developer' | 'viewer' | 'outsider';
   type Answer = 'yes' | 'no';
 
-  let tp: PorticoServer;
-  let admin: ApiAs;
+  const { tp, admin } = useServer(mode);
   const as = {} as Record<Who, ApiAs>;
   /** The project the rows ask about, and one the admin's `projects delete` row may really delete. */
   let main: string;
@@ -131,8 +130,6 @@ describe.each(clusterModes)('%s cluster', (mode) => {
   );
 
   beforeAll(async () => {
-    tp = await startPorticoServer({ mode });
-    admin = apiAs(tp.url, tp.adminToken);
     as.admin = admin;
     main = await createProject(tp, 'cani', [namespace]);
     doomed = await createProject(tp, 'doomed', [namespace]);
@@ -146,10 +143,6 @@ describe.each(clusterModes)('%s cluster', (mode) => {
       }
     }
     await adminCreateInstance(seed);
-  });
-
-  afterAll(async () => {
-    await tp?.close();
   });
 
   describe('issue 3 / acceptance 4: can-i answers match what the routes allow', () => {

@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { apiAs, createUser, uniqueName, type ApiAs, type TestUser } from '../support/api-as.js';
-import { clusterModes, startPorticoServer, type PorticoServer } from '../support/cluster-modes.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { createUser, uniqueName, type ApiAs, type TestUser } from '../support/api-as.js';
+import { clusterModes, useServer } from '../support/cluster-modes.js';
 
 // Issue 5 / acceptance 2: the same RBAC behaviour holds on the embedded cluster and on the Kubernetes adapter.
 describe.each(clusterModes)('%s cluster', (mode) => {
@@ -13,17 +13,7 @@ describe.each(clusterModes)('%s cluster', (mode) => {
   type RgdList = { items: Rgd[]; totalCount: number };
   type Filters = { categories: string[]; tags: string[]; projects: string[] };
 
-  let tp: PorticoServer;
-  let admin: ApiAs;
-
-  beforeAll(async () => {
-    tp = await startPorticoServer({ mode });
-    admin = apiAs(tp.url, tp.adminToken);
-  });
-
-  afterAll(async () => {
-    await tp?.close();
-  });
+  const { tp, admin } = useServer(mode);
 
   const catalogOf = async (user: ApiAs, query = '') => {
     const list = await user.get<RgdList>(`/api/v1/rgds?pageSize=500${query}`);

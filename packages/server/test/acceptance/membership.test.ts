@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { apiAs, createProject, createUser, uniqueName, type ApiAs, type TestUser } from '../support/api-as.js';
-import { clusterModes, startPorticoServer, type PorticoServer } from '../support/cluster-modes.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { createProject, createUser, uniqueName, type ApiAs, type TestUser } from '../support/api-as.js';
+import { clusterModes, useServer } from '../support/cluster-modes.js';
 
 // Issue 5 / acceptance 2: the same RBAC behaviour holds on the embedded cluster and on the Kubernetes adapter.
 describe.each(clusterModes)('%s cluster', (mode) => {
@@ -8,17 +8,7 @@ describe.each(clusterModes)('%s cluster', (mode) => {
    * Issue 3, acceptance 1–3, over real HTTP: who sees a project, how user and group bindings grant and revoke
    * access on the very next request, and who may change bindings and role policies.
    */
-  let tp: PorticoServer;
-  let admin: ApiAs;
-
-  beforeAll(async () => {
-    tp = await startPorticoServer({ mode });
-    admin = apiAs(tp.url, tp.adminToken);
-  });
-
-  afterAll(async () => {
-    await tp?.close();
-  });
+  const { tp, admin } = useServer(mode);
 
   /** Every project route a member may read, and the bind route a non-admin member may not use. */
   async function projectRouteStatuses(user: TestUser, project: string) {
@@ -77,11 +67,15 @@ describe.each(clusterModes)('%s cluster', (mode) => {
         project,
         bindings: [{ role: 'developer', type: 'user', subject: user.username }],
       });
+      // The caller's own view follows too: the account and the permission summary name the project and role.
+      expect((await user.get('/api/v1/account')).body).toMatchObject({ projects: [project], roles: { [project]: 'developer' } });
+      expect((await user.get('/api/v1/account/can-i')).body.projects[project]).toMatchObject({ role: 'developer', permissions: { 'instances:create': true } });
 
       expect((await admin.del(`/api/v1/projects/${project}/roles/developer/users/${user.username}`)).status).toBe(204);
       expect((await user.get(`/api/v1/projects/${project}`)).status).toBe(403);
       expect(await projectRouteStatuses(user, project)).toEqual(refused);
       expect(await user.get('/api/v1/projects')).toMatchObject({ status: 200, body: { items: [], totalCount: 0 } });
+      expect((await user.get('/api/v1/account/can-i')).body.projects).toEqual({});
     });
 
     it('a role change (unbind + bind) applies on the next request', async () => {

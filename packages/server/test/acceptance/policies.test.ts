@@ -1,7 +1,7 @@
 import { resources } from '@portico/core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { apiAs, createProject, createUser, uniqueName, type ApiAs } from '../support/api-as.js';
-import { clusterModes, startPorticoServer, type PorticoServer } from '../support/cluster-modes.js';
+import { describe, expect, it } from 'vitest';
+import { createProject, createUser, uniqueName, type ApiAs } from '../support/api-as.js';
+import { clusterModes, useServer } from '../support/cluster-modes.js';
 
 // Issue 5 / acceptance 2: the same RBAC behaviour holds on the embedded cluster and on the Kubernetes adapter.
 describe.each(clusterModes)('%s cluster', (mode) => {
@@ -9,17 +9,7 @@ describe.each(clusterModes)('%s cluster', (mode) => {
    * Issue 3, acceptance 5, over real HTTP: a deny policy overrides an allow, and a change of the Project resource
    * made outside the API (as kubectl or a GitOps controller would make it) is enforced on the very next request.
    */
-  let tp: PorticoServer;
-  let admin: ApiAs;
-
-  beforeAll(async () => {
-    tp = await startPorticoServer({ mode });
-    admin = apiAs(tp.url, tp.adminToken);
-  });
-
-  afterAll(async () => {
-    await tp?.close();
-  });
+  const { tp, admin } = useServer(mode);
 
   const webApp = (project: string, name: string) => ({ name, project, values: { image: 'nginx:1.27' } });
   const instancesIn = (namespace: string) => `/api/v1/namespaces/${namespace}/instances/WebApp`;

@@ -2,16 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKubernetesCluster } from '../../../core/src/adapters/kubernetes/index.js';
 import { startFakeKubeApi, type FakeKubeApi } from '../../../core/test/support/fake-kube-api.js';
 import type { Cluster } from '@portico/core';
+import { until } from '../../../core/test/support/eventually.js';
 import { startPorticoStack, type PorticoStack } from '../hostile/stack.js';
-
-async function eventually(check: () => Promise<boolean>, what: string, timeoutMs = 20_000) {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (await check().catch(() => false)) return;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
 
 describe('Kubernetes API outage: writes answer 503, /readyz says so, recovery without a restart', () => {
   let api: FakeKubeApi;
@@ -66,9 +58,9 @@ describe('Kubernetes API outage: writes answer 503, /readyz says so, recovery wi
 
   it('takes writes again once the API server is back, with no restart', async () => {
     await api.setDown(false);
-    await eventually(async () => (await fetch(`${stack.url}/readyz`)).status === 200, '/readyz to recover');
+    await until(async () => (await fetch(`${stack.url}/readyz`)).status === 200, '/readyz to recover', { timeoutMs: 20_000, intervalMs: 100 });
     expect((await createProject('beta')).status).toBe(201);
     const names = async () => ((await (await fetch(`${stack.url}/api/v1/projects`, { headers: auth })).json()).items as { name: string }[]).map((p) => p.name).sort();
-    await eventually(async () => JSON.stringify(await names()) === '["alpha","beta"]', 'both projects to be listed');
+    await until(async () => JSON.stringify(await names()) === '["alpha","beta"]', 'both projects to be listed', { timeoutMs: 20_000, intervalMs: 100 });
   });
 });

@@ -5,6 +5,7 @@ import { routes, type RouteDef } from '@portico/api';
 import { systemActor, type KeyValue } from '@portico/core';
 import { createRedisKeyValue } from '../../../core/src/adapters/redis-kv.js';
 import { startCraftedProvider, type CraftedProvider } from '../../../core/test/oidc/crafted-provider.js';
+import { until } from '../../../core/test/support/eventually.js';
 import { ADMIN_PASSWORD, startPorticoStack, type PorticoStack } from '../hostile/stack.js';
 import { startTcpProxy, type TcpProxy } from './tcp-proxy.js';
 
@@ -37,15 +38,6 @@ async function call(url: string, route: RouteDef, token: string) {
   if (route.auth === 'none') delete (init.headers as Record<string, string>).authorization;
   const res = await fetch(`${url}${pathOf(route)}${queries[route.id] ?? ''}`, init);
   return { status: res.status, retryAfter: res.headers.get('retry-after'), body: await res.text() };
-}
-
-async function eventually(check: () => Promise<boolean>, what: string, timeoutMs = 20_000) {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (await check().catch(() => false)) return;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`timed out waiting for ${what}`);
 }
 
 describe('Redis outage: fail closed, recover without a restart', () => {
@@ -117,7 +109,7 @@ describe('Redis outage: fail closed, recover without a restart', () => {
 
   it('serves the same requests again once Redis is back, with no restart', async () => {
     await proxy.restore();
-    await eventually(async () => (await fetch(`${stack.url}/readyz`)).status === 200, '/readyz to recover');
+    await until(async () => (await fetch(`${stack.url}/readyz`)).status === 200, '/readyz to recover', { timeoutMs: 20_000, intervalMs: 100 });
     for (const id of ['listProjects', 'localLogin', 'ssoProviders', 'projectNamespaces', 'wsTicket', 'oidcLogin', 'getAccount']) {
       const route = table.find((r) => r.id === id)!;
       const answer = await call(stack.url, route, token);

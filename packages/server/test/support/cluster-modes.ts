@@ -16,12 +16,14 @@ import {
   type Logger,
   type Portico,
 } from '@portico/core';
+import { afterAll, beforeAll } from 'vitest';
 import { startFakeKubeApi, type FakeKubeApi, type FakeKubeApiOptions } from '../../../core/test/support/fake-kube-api.js';
 import { kubectlApply, kubectlDelete, readManifestFiles } from '../../../core/test/support/kubectl.js';
 import { createServer, type PorticoServer as HttpServer } from '../../src/app.js';
 import { attachWebSocket, type WebSocketHandle, type WebSocketOptions } from '../../src/ws/index.js';
 import { deleteRedisKeys, login, redisAddress, sampleCatalog, uniqueRedisPrefix, type KeyValueKind, type TestPortico } from './portico.js';
 import type { RunningServer } from './server.js';
+import { apiAs, type ApiAs } from './api-as.js';
 
 /**
  * The two cluster adapters a server-level test runs against:
@@ -30,9 +32,7 @@ import type { RunningServer } from './server.js';
  *   controller running beside Portico as its own API client, as kro runs in a real cluster.
  *
  *     describe.each(clusterModes)('instances (%s cluster)', (mode) => {
- *       let tp: PorticoServer;
- *       beforeAll(async () => (tp = await startPorticoServer({ mode })));
- *       afterAll(() => tp?.close());
+ *       const { tp, admin } = useServer(mode);
  *       ...
  *     });
  */
@@ -264,3 +264,34 @@ export async function startPorticoServer(opts: PorticoServerOptions): Promise<Po
 }
 
 const sideOf = new WeakMap<PorticoServer, ClusterSide>();
+
+/**
+ * Starts a server in `mode` before the tests of the enclosing `describe` and closes it after them. `tp` and
+ * `admin` (the admin's API) stand for that server: they are bound when the tests run, so they can be
+ * destructured at the top of the describe; touching them before `beforeAll` has run throws.
+ */
+export function useServer(mode: ClusterMode, options: Omit<PorticoServerOptions, 'mode'> = {}): { tp: PorticoServer; admin: ApiAs } {
+  let server: PorticoServer | undefined;
+  let admin: ApiAs | undefined;
+  beforeAll(async () => {
+    server = await startPorticoServer({ ...options, mode });
+    admin = apiAs(server.url, server.adminToken);
+  });
+  afterAll(async () => {
+    await server?.close();
+  });
+  return { tp: boundLater('the server', () => server), admin: boundLater('the admin API', () => admin) };
+}
+
+/** An object that forwards every property to the value `current` answers once it has one. */
+function boundLater<T extends object>(what: string, current: () => T | undefined): T {
+  const target = () => {
+    const value = current();
+    if (!value) throw new Error(`${what} is not started yet: use it inside a test or a later beforeAll`);
+    return value;
+  };
+  return new Proxy({} as T, {
+    get: (_, key) => Reflect.get(target(), key),
+    has: (_, key) => Reflect.has(target(), key),
+  });
+}
