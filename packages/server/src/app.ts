@@ -86,8 +86,6 @@ export function createServer(portico: Portico, opts: CreateServerOptions = {}): 
   };
   const app = polka({ onNoMatch, onError });
 
-  app.use(requestContext(portico) as Middleware);
-
   // §8: every path under an Enterprise family, any method, any depth: authenticate, then the OSS answer.
   app.use(async (req, res, next) => {
     const family = enterpriseFamilyOf(req.path);
@@ -115,7 +113,11 @@ export function createServer(portico: Portico, opts: CreateServerOptions = {}): 
     }
   }
 
-  const server = http.createServer((req, res) => void app.handler(req as Request, res, undefined as never));
+  // The request context runs before polka routes: polka's `use` middleware only sees paths that start with
+  // '/', so an absolute-form (`GET http://host/x`) or asterisk-form (`OPTIONS *`) target would otherwise skip
+  // it and be answered without a request id or the security headers.
+  const context = requestContext(portico);
+  const server = http.createServer((req, res) => context(req, res, () => void app.handler(req as Request, res, undefined as never)));
   server.on('clientError', answerClientError);
   const upgrade = opts.upgrade?.(server);
 

@@ -14,16 +14,18 @@ export interface PeerFacts {
   secure: boolean;
 }
 
+/** The configured trusted proxies, normalised once at start-up rather than on every request. */
+export const trustedProxySet = (trustedProxies: readonly string[]): ReadonlySet<string> => new Set(trustedProxies.map(normalizeIp));
+
 /**
  * The client address: the socket peer, unless the peer is a trusted proxy, in which case `X-Forwarded-For`
  * is walked from the right (the hop our proxy appended) past every trusted proxy; the first untrusted hop is
  * the client. Taking the left-most entry instead would let any client choose its own address by sending the
  * header itself. `X-Forwarded-Proto` counts only from a trusted peer for the same reason.
  */
-export function peerFacts(req: IncomingMessage, trustedProxies: readonly string[]): PeerFacts {
+export function peerFacts(req: IncomingMessage, trusted: ReadonlySet<string>): PeerFacts {
   const peer = normalizeIp(req.socket.remoteAddress ?? '');
   const tls = Boolean((req.socket as TLSSocket).encrypted);
-  const trusted = new Set(trustedProxies.map(normalizeIp));
   if (!trusted.has(peer)) return { ip: peer, secure: tls };
 
   const hops = (firstHeader(req.headers['x-forwarded-for']) ?? '')

@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import type { Portico } from '@portico/core';
 import { assertDeclaredLength } from './body.js';
-import { peerFacts } from './client-ip.js';
+import { peerFacts, trustedProxySet } from './client-ip.js';
 import { sendError } from './errors.js';
 import { requestIdFrom } from './request-id.js';
 import { setRequestState } from './request-state.js';
@@ -15,7 +15,7 @@ const probes = new Set(['/healthz', '/readyz']);
  * log line, and the up-front Content-Length check. Everything after it can rely on `requestState(req)`.
  */
 export function requestContext(portico: Portico) {
-  const trustedProxies = portico.config.trustedProxies;
+  const trustedProxies = trustedProxySet(portico.config.trustedProxies);
   return (req: IncomingMessage & { path?: string }, res: ServerResponse, next: () => void) => {
     const requestId = requestIdFrom(req.headers['x-request-id']);
     const peer = peerFacts(req, trustedProxies);

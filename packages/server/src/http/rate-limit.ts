@@ -1,13 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import type { RateLimitBucket, RouteDef } from '@portico/api';
-import type { Actor } from '@portico/core';
-
-/** The state of a bucket after a request was counted (core's `RateLimitState`). */
-export interface RateLimitState {
-  limit: number;
-  remaining: number;
-  resetSeconds: number;
-}
+import { rateLimitHeaders, type Actor, type RateLimitState } from '@portico/core';
 
 /** The part of core's `Limits` the pipeline uses. */
 export interface RateLimitChecks {
@@ -17,8 +10,9 @@ export interface RateLimitChecks {
 /**
  * Contract §9 for one request: a route with a `rateLimit` bucket counts against the client IP, every other
  * authenticated route against the caller; unauthenticated routes without a bucket (probes) are not limited.
- * Sets `RateLimit-Limit/Remaining/Reset` on the response; throws 429 RATE_LIMIT_EXCEEDED (with the same
- * headers and Retry-After) over the limit, 503 when the store cannot count. Call it after authentication.
+ * Sets `RateLimit-Limit/Remaining/Reset` on the response (the same headers core puts on its 429); the check
+ * throws 429 RATE_LIMIT_EXCEEDED (with those headers and Retry-After) over the limit, 503 when the store
+ * cannot count. Call it after authentication.
  */
 export async function rateLimitFor(
   limits: RateLimitChecks,
@@ -31,7 +25,5 @@ export async function rateLimitFor(
   else if (route.auth === 'user' && who.actor) state = await limits.check('user', who.actor.subject);
   else return;
   if (!state) return;
-  res.setHeader('RateLimit-Limit', String(state.limit));
-  res.setHeader('RateLimit-Remaining', String(state.remaining));
-  res.setHeader('RateLimit-Reset', String(state.resetSeconds));
+  for (const [name, value] of Object.entries(rateLimitHeaders(state))) res.setHeader(name, value);
 }
