@@ -24,7 +24,8 @@ const yamlFilesIn = (dir: string): string[] =>
   existsSync(dir)
     ? readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
         const full = path.join(dir, e.name);
-        if (e.isDirectory()) return yamlFilesIn(full);
+        // The Helm chart holds templates, not manifests: helm.test.ts renders and checks it.
+        if (e.isDirectory()) return full === path.join(deployDir, 'helm') ? [] : yamlFilesIn(full);
         return /\.ya?ml$/.test(e.name) ? [full] : [];
       })
     : [];
@@ -54,6 +55,8 @@ const KNOWN_KINDS: Record<string, string[]> = {
   'apiextensions.k8s.io/v1': ['CustomResourceDefinition'],
   'portico.dev/v1alpha1': ['Project'],
   'kustomize.config.k8s.io/v1beta1': ['Kustomization'],
+  'networking.k8s.io/v1': ['NetworkPolicy'],
+  'monitoring.coreos.com/v1': ['ServiceMonitor'],
 };
 const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
@@ -85,10 +88,11 @@ describe('deploy/ manifests', () => {
     const kustomizations = allDocs.filter((d) => d.doc.kind === 'Kustomization');
 
     it('list resources that exist and forget no manifest next to them', () => {
-      expect(kustomizations.map((k) => path.relative(deployDir, path.dirname(k.file))).sort()).toEqual(['base', 'crds', 'redis']);
+      expect(kustomizations.map((k) => path.relative(deployDir, path.dirname(k.file))).sort()).toEqual(['base', 'crds', 'enterprise', 'monitoring', 'redis']);
       for (const { file, doc } of kustomizations) {
         const dir = path.dirname(file);
         const listed: string[] = doc.resources;
+        const patches: string[] = (doc.patches ?? []).map((p: { path: string }) => p.path);
         for (const entry of listed) {
           const target = path.resolve(dir, entry);
           expect(existsSync(target), `${path.relative(repoRoot, file)}: ${entry}`).toBe(true);
@@ -96,7 +100,7 @@ describe('deploy/ manifests', () => {
           if (entry.startsWith('..')) expect(statSync(target).isDirectory() && existsSync(path.join(target, 'kustomization.yaml'))).toBe(true);
         }
         const siblings = readdirSync(dir).filter((f) => /\.ya?ml$/.test(f) && f !== 'kustomization.yaml');
-        expect(siblings.filter((f) => !listed.includes(f)), `unlisted in ${path.relative(repoRoot, file)}`).toEqual([]);
+        expect(siblings.filter((f) => !listed.includes(f) && !patches.includes(f)), `unlisted in ${path.relative(repoRoot, file)}`).toEqual([]);
       }
     });
 
@@ -108,6 +112,23 @@ describe('deploy/ manifests', () => {
       expect(base.resources).toContain('../crds');
       const crds = kustomizations.find((k) => k.file.endsWith(path.join('crds', 'kustomization.yaml')))!.doc;
       expect(crds.resources).toContain('project.yaml');
+      expect(crds.resources).toContain('category.yaml');
+    });
+
+    it('the Enterprise overlay runs the Enterprise image with DATABASE_URL and the license file from Secrets', () => {
+      const overlay = kustomizations.find((k) => k.file.endsWith(path.join('enterprise', 'kustomization.yaml')))!.doc;
+      expect(overlay.namespace).toBe('portico');
+      expect(overlay.resources).toContain('../base');
+      const patch = find('Deployment', 'portico', 'enterprise');
+      const container = patch.spec.template.spec.containers[0];
+      expect(container.image).toMatch(/portico-enterprise:/);
+      const env = Object.fromEntries(container.env.map((e: { name: string }) => [e.name, e]));
+      expect(env.DATABASE_URL.valueFrom.secretKeyRef).toEqual({ name: 'portico-database', key: 'url' });
+      const volume = patch.spec.template.spec.volumes.find((v: { name: string }) => v.name === 'license-file');
+      expect(volume.secret).toMatchObject({ secretName: 'portico-license-file', optional: true });
+      expect(container.volumeMounts.find((m: { name: string }) => m.name === 'license-file').mountPath).toBe(env.PORTICO_LICENSE_FILE.value.replace(/\/[^/]+$/, ''));
+      const role = find('ClusterRole', 'portico-enterprise', 'enterprise');
+      expect(role.rules).toEqual([{ apiGroups: ['portico.dev'], resources: ['categories'], verbs: ['get', 'list', 'watch', 'create', 'patch', 'delete'] }]);
     });
   });
 
@@ -319,13 +340,31 @@ describe('Dockerfile', () => {
     expect(stages[0].join('\n')).toMatch(/npm prune --omit=dev/);
   });
 
-  it('never copies packages/enterprise, and keeps it out of the build context', () => {
-    for (const line of instructions.filter((l) => /^(COPY|ADD)\s/i.test(l))) {
+  const stageNamed = (name: string) => stages.find((stage) => new RegExp(`^FROM\\s+\\S+\\s+AS\\s+${name}$`, 'i').test(stage[0]))!;
+  const ossStages = [stages[0], runtime];
+
+  it('the OSS stages never copy packages/enterprise nor the whole context; the OSS runtime is the default (last) target', () => {
+    expect(stages[0][0]).toMatch(/AS build$/);
+    expect(runtime[0]).toMatch(/AS runtime$/);
+    for (const line of ossStages.flat().filter((l) => /^(COPY|ADD)\s/i.test(l))) {
       expect(line).not.toMatch(/enterprise/);
       expect(line, 'a whole-context copy would pick up anything not ignored').not.toMatch(/^(COPY|ADD)\s+(--\S+\s+)*\.\s/i);
     }
-    expect(dockerignore.split('\n').map((l) => l.trim())).toContain('packages/enterprise');
-    expect(dockerfile).not.toMatch(/for pkg in[^;]*enterprise/);
+    expect(ossStages.flat().join('\n')).not.toMatch(/for pkg in[^;]*enterprise/);
+    for (const line of instructions.filter((l) => /^(COPY|ADD)\s/i.test(l))) expect(line).not.toMatch(/^(COPY|ADD)\s+(--\S+\s+)*\.\s/i);
+  });
+
+  it('the enterprise target builds in its own stages and runs portico-server-enterprise as non-root', () => {
+    const build = stageNamed('build-enterprise');
+    const enterprise = stageNamed('enterprise');
+    expect(build.join('\n')).toMatch(/COPY packages\/enterprise packages\/enterprise/);
+    expect(build.join('\n')).toMatch(/npm prune --omit=dev/);
+    expect(build.join('\n')).toMatch(/migrations/);
+    for (const line of enterprise.filter((l) => /^COPY\s/i.test(l))) expect(line).toMatch(/--from=build-enterprise/);
+    expect(enterprise.find((l) => /^USER\s/i.test(l))).toMatch(/^USER 10001/);
+    expect(enterprise.at(-1)).toBe('ENTRYPOINT ["node", "packages/enterprise/dist/bin.js"]');
+    // Build output never enters the context, for either target.
+    expect(dockerignore.split('\n').map((l) => l.trim())).toEqual(expect.arrayContaining(['**/node_modules', '**/dist']));
   });
 
   it('runs the server as a non-root user on port 8080', () => {
@@ -337,5 +376,26 @@ describe('Dockerfile', () => {
     expect(runtime.at(-1)).toBe('ENTRYPOINT ["node", "packages/server/dist/bin.js"]');
     // The runtime stage takes only assembled output from the build stage, never the sources.
     for (const line of runtime.filter((l) => /^COPY\s/i.test(l))) expect(line).toMatch(/--from=build/);
+  });
+
+  it('has git in the runtime image (gitops deployments run it), installed before dropping root, without apt lists', () => {
+    const install = runtime.findIndex((l) => /^RUN\s.*apt-get install\b.*\bgit\b/.test(l));
+    expect(install).toBeGreaterThanOrEqual(0);
+    expect(runtime[install]).toMatch(/--no-install-recommends/);
+    expect(runtime[install]).toMatch(/rm -rf \/var\/lib\/apt\/lists/);
+    expect(install).toBeLessThan(runtime.findIndex((l) => /^USER\s/i.test(l)));
+  });
+
+  it('exposes the metrics port the Deployment names, and the NetworkPolicy lets only monitoring scrape it', () => {
+    const container = find('Deployment', 'portico').spec.template.spec.containers[0];
+    expect(container.ports).toContainEqual({ name: 'metrics', containerPort: 9090, protocol: 'TCP' });
+    expect(container.env).toContainEqual({ name: 'METRICS_ADDRESS', value: ':9090' });
+    const policy = find('NetworkPolicy', 'portico');
+    expect(policy.spec.podSelector.matchLabels).toEqual(find('Deployment', 'portico').spec.selector.matchLabels);
+    const metrics = policy.spec.ingress.find((r: any) => r.ports[0].port === 'metrics');
+    expect(metrics.from).toEqual([{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'monitoring' } } }]);
+    expect(find('Service', 'portico').spec.ports.map((p: any) => p.targetPort)).toEqual(['http']);
+    const monitor = find('ServiceMonitor', 'portico', 'monitoring');
+    expect(find('Service', 'portico-metrics', 'monitoring').metadata.labels).toMatchObject(monitor.spec.selector.matchLabels);
   });
 });

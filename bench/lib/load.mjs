@@ -2,7 +2,11 @@
 // fixed duration; reports req/s and latency percentiles. Bounded in time and count by construction.
 import { Pool } from 'undici';
 
-export async function load({ url, path, headers = {}, connections = 32, pipelining = 1, durationMs = 5000, warmupMs = 500, expectStatus = 200 }) {
+/**
+ * `requests(worker, k)`, when given, names the k-th request of a worker (`{method, path, expectStatus}`), e.g.
+ * a write followed by its undo; otherwise every request is a GET of the next of `path`.
+ */
+export async function load({ url, path, headers = {}, connections = 32, pipelining = 1, durationMs = 5000, warmupMs = 500, expectStatus = 200, requests }) {
   const origin = new URL(url).origin;
   const pool = new Pool(origin, { connections, pipelining, keepAliveTimeout: 10_000 });
   const paths = Array.isArray(path) ? path : [path];
@@ -14,14 +18,14 @@ export async function load({ url, path, headers = {}, connections = 32, pipelini
   let stop = false;
   let i = 0;
 
-  async function worker() {
-    while (!stop) {
-      const p = paths[i++ % paths.length];
+  async function worker(w) {
+    for (let k = 0; !stop; k++) {
+      const next = requests ? requests(w, k) : { path: paths[i++ % paths.length] };
       const t0 = performance.now();
       try {
-        const res = await pool.request({ method: 'GET', path: p, headers });
+        const res = await pool.request({ method: next.method ?? 'GET', path: next.path, headers });
         await res.body.dump();
-        if (res.statusCode !== expectStatus) unexpected++;
+        if (res.statusCode !== (next.expectStatus ?? expectStatus)) unexpected++;
       } catch {
         errors++;
       }
@@ -32,7 +36,7 @@ export async function load({ url, path, headers = {}, connections = 32, pipelini
     }
   }
 
-  const workers = Array.from({ length: connections * pipelining }, worker);
+  const workers = Array.from({ length: connections * pipelining }, (_, w) => worker(w));
   await new Promise((r) => setTimeout(r, warmupMs));
   measuring = true;
   const start = performance.now();

@@ -12,7 +12,7 @@
 // Knobs: BENCH_REPLICAS (1,2), BENCH_CHANGES (1000), BENCH_FIRST_RATE (500), BENCH_RATES=a,b,… (fixed rates
 // instead of the search, to compare builds), BENCH_VERBOSE (server memory per round), BENCH_PROFILE=<dir>
 // (.cpuprofile of servers and clients), BENCH_SERVER_NODE_ARGS (e.g. "--trace-gc"), BENCH_CORE_MODULE /
-// BENCH_SERVER_MODULE (another build).
+// BENCH_SERVER_MODULE (another build), BENCH_BURST_ONLY (the burst round alone, result over IPC: bench/scale).
 import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { Redis } from 'ioredis';
@@ -218,6 +218,21 @@ async function fixedRates(setup) {
 }
 
 // --- run ---------------------------------------------------------------------------------------------------
+
+/** bench/scale runs only the burst round, as a child: the result goes back over IPC. */
+if (process.env.BENCH_BURST_ONLY) {
+  let setup;
+  try {
+    setup = await setUp(1);
+    const burst = await setup.round(0);
+    process.send?.({ changes: CHANGES, deliveries: burst.delivered, p50: burst.p50, p99: burst.p99, complete: burst.complete, peakRss: burst.peakRss[0] });
+  } catch (error) {
+    process.send?.({ error: error.message });
+  } finally {
+    await setup?.tearDown();
+  }
+  process.exit(0);
+}
 
 const mb = (b) => `${fmt(b / 1e6)} MB`;
 const baseline = startChild(here('../lib/baseline.mjs'));

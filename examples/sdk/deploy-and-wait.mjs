@@ -45,10 +45,12 @@ async function main() {
   const token = env.PORTICO_TOKEN || (await loginLocal(baseUrl, env.PORTICO_USERNAME, env.PORTICO_PASSWORD)).token;
   const portico = createClient({ baseUrl, token });
 
-  // Subscribe before creating, so no event of the new instance can slip by between the two.
+  // Subscribe before creating, so no event of the new instance can slip by between the two; the `subscribed`
+  // control frame (kept out of the iterator unless asked for) says when it is safe to create. A program that
+  // only needs the end state can call `portico.waitFor(instance, 'Healthy')` instead.
   const events = portico.events.subscribe(
     { resourceType: 'instances', project, namespace: namespace || undefined, name },
-    { onError: (e) => console.error(`event stream: ${e.message}`) },
+    { controlFrames: true, onError: (e) => console.error(`event stream: ${e.message}`) },
   );
   const timer = setTimeout(() => {
     console.error(`error: ${label} did not become Healthy within ${timeoutSeconds} s`);

@@ -1,2 +1,6 @@
 import { defineConfig } from 'tsup';
-export default defineConfig({ entry: ['src/index.ts'], format: ['esm'], dts: true, clean: true, sourcemap: true, target: 'node20' });
+// The Casbin model and the built-in policy are data files (packages/core/src/rbac/*.conf, *.csv), bundled as text.
+export default defineConfig({
+  entry: ['src/index.ts'], format: ['esm'], dts: true, clean: true, sourcemap: true, target: 'node20',
+  loader: { '.conf': 'text', '.csv': 'text' },
+});

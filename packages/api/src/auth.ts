@@ -46,6 +46,20 @@ export const SsoProviders = z.object({
 });
 export type SsoProviders = z.infer<typeof SsoProviders>;
 
+/** Form A's answer: one object per provider, public facts only (never the client secret). */
+export const SsoProvider = z.object({
+  name: z.string(),
+  displayName: z.string(),
+  loginUrl: z.string(),
+  issuerURL: z.string(),
+  clientID: z.string(),
+  redirectURL: z.string(),
+  scopes: z.array(z.string()),
+});
+export type SsoProvider = z.infer<typeof SsoProvider>;
+export const SsoProviderList = z.array(SsoProvider);
+export type SsoProviderList = z.infer<typeof SsoProviderList>;
+
 export const WsTicket = z.object({ ticket: z.string(), expiresAt: Timestamp });
 export type WsTicket = z.infer<typeof WsTicket>;
 

@@ -36,10 +36,26 @@ export const Labels = z.record(z.string(), z.string());
 
 export const SortOrder = z.enum(['asc', 'desc']);
 
+/**
+ * A whole number from a query string: decimal digits only. `z.coerce.number()` alone would read `0x10`, `1e1`,
+ * ` 5 ` or `0b11` as numbers, which no client means; in-process callers may still pass a number. The OpenAPI
+ * document shows it as the integer it is (`meta.openapi`, applied by the server's generator).
+ */
+const queryWholeNumber = (fallback: number, min: number, max?: number) => {
+  let target = z.number().int('must be a whole number').min(min, `must be at least ${min}`);
+  if (max !== undefined) target = target.max(max, `must be at most ${max}`);
+  return z
+    .union([z.number(), z.string().regex(/^[0-9]{1,15}$/)], { error: 'must be a whole number in decimal digits' })
+    .transform(Number)
+    .pipe(target)
+    .default(fallback)
+    .meta({ openapi: { default: fallback, type: 'integer', minimum: min, ...(max === undefined ? {} : { maximum: max }) } });
+};
+
 /** Paging of §1: page is 1-based, pageSize defaults to 20, at most 500. */
 export const PageQuery = {
-  page: z.coerce.number().int('must be a whole number').min(1, 'must be at least 1').default(1),
-  pageSize: z.coerce.number().int('must be a whole number').min(1, 'must be at least 1').max(500, 'must be at most 500').default(20),
+  page: queryWholeNumber(1, 1),
+  pageSize: queryWholeNumber(20, 1, 500),
   sortOrder: SortOrder.default('asc'),
 };
 

@@ -52,9 +52,18 @@ export type CountsUpdate = z.infer<typeof CountsUpdate>;
 
 export const WsError = z.object({ code: z.string(), message: z.string() });
 
+/**
+ * The server may have missed changes it would have sent (a gap in its event stream): the client should
+ * refetch what it shows. `resourceVersion`, when present, is the newest change delivered before the gap: state
+ * refetched now is at least that new.
+ */
+export const Resync = z.object({ reason: z.string(), resourceVersion: z.string().optional() });
+export type Resync = z.infer<typeof Resync>;
+
 /** Every server → client frame, keyed by `type`. */
 export const serverEventData = {
-  subscribed: SubscriptionFilter,
+  /** The filter as stored, with `success: true` (clients written for the original server check it). */
+  subscribed: SubscriptionFilter.extend({ success: z.literal(true) }),
   unsubscribed: SubscriptionFilter,
   pong: z.object({}).passthrough(),
   error: WsError,
@@ -62,6 +71,7 @@ export const serverEventData = {
   deploy_progress: DeployProgress,
   rgd_update: RgdUpdate,
   counts_update: CountsUpdate,
+  resync: Resync,
   violation_update: z.record(z.string(), z.unknown()),
 } as const;
 export type ServerEventType = keyof typeof serverEventData;
@@ -77,4 +87,4 @@ export type ServerMessage = {
 }[ServerEventType];
 
 /** WebSocket close codes the server uses. */
-export const wsCloseCodes = { normal: 1000, goingAway: 1001, policyViolation: 1008, tryAgainLater: 1013 } as const;
+export const wsCloseCodes = { normal: 1000, goingAway: 1001, policyViolation: 1008, tryAgainLater: 1013, sessionRevoked: 4401 } as const;

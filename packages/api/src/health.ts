@@ -6,3 +6,7 @@ export const Readyz = z.object({
   components: z.record(z.string(), z.object({ ok: z.boolean(), message: z.string().optional() })),
 });
 export type Readyz = z.infer<typeof Readyz>;
+
+/** The server's release, for `portico version` and support questions. */
+export const ServerVersion = z.object({ version: z.string() });
+export type ServerVersion = z.infer<typeof ServerVersion>;

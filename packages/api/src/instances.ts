@@ -31,7 +31,7 @@ export type Instance = z.infer<typeof Instance>;
 
 const Values = z.record(z.string(), z.unknown());
 
-/** Form A: `{name, project, values}`; `projectId` and `spec` are accepted aliases. */
+/** Create by kind (kind, and namespace unless cluster-scoped, in the path): `{name, project, values}`; `projectId` and `spec` are accepted aliases. (FormA is the contract's internal name.) */
 export const CreateInstanceFormA = z
   .object({
     name: DnsSubdomain,
@@ -44,7 +44,7 @@ export const CreateInstanceFormA = z
   .refine((b) => b.project !== undefined || b.projectId !== undefined, { message: 'project is required', path: ['project'] });
 export type CreateInstanceFormA = z.infer<typeof CreateInstanceFormA>;
 
-/** Form B: the flat body. */
+/** Create by RGD name: one flat body. (FormB is the contract's internal name.) */
 export const CreateInstanceFormB = z
   .object({
     name: DnsSubdomain,

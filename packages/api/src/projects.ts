@@ -4,13 +4,18 @@ import { DnsLabel, NamespacePattern, SubjectName, Timestamp } from './common.js'
 export const Destination = z.object({ namespace: NamespacePattern });
 export type Destination = z.infer<typeof Destination>;
 
-/** A policy triple, `<object>, <action>, <effect>`, with the object relative to the project. */
+/**
+ * A policy: the triple `<object>, <action>, <effect>` (object relative to the project), or the Casbin line
+ * `p, proj:<project>:<role>, <resource>, <action>, <object>, <effect>` for the role it sits in; stored as the triple.
+ */
 export const PolicyString = z.string().min(1).max(512);
 
 export const ProjectRole = z.object({
   name: DnsLabel,
   description: z.string().max(1024).optional(),
   policies: z.array(PolicyString).max(200).default([]),
+  /** Namespace patterns the role's permissions are confined to; absent, they hold in every namespace. */
+  destinations: z.array(NamespacePattern).max(100).optional(),
   groups: z.array(SubjectName).max(1000).default([]),
   users: z.array(SubjectName).max(10000).default([]),
 });
@@ -25,6 +30,7 @@ export const Project = z.object({
       name: z.string(),
       description: z.string().optional(),
       policies: z.array(z.string()),
+      destinations: z.array(z.string()).optional(),
       groups: z.array(z.string()),
       users: z.array(z.string()),
     }),

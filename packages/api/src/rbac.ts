@@ -1,15 +1,22 @@
 import { z } from 'zod';
 import { Timestamp } from './common.js';
 
-/** Resources and actions a policy and can-i speak of (§5). */
-export const rbacResources = ['projects', 'instances', 'secrets', 'rgds', 'members', 'roles'] as const;
-export const rbacActions = ['get', 'list', 'create', 'update', 'delete'] as const;
-export type RbacResource = (typeof rbacResources)[number];
-export type RbacAction = (typeof rbacActions)[number];
+import { rbacAllActions, rbacResourceNames, rbacResourceRow } from './rbac-vocabulary.js';
+
+export * from './rbac-vocabulary.js';
+
+/** A resource name of the vocabulary (the rows in force, plugins' included). */
+export type RbacResource = string;
 
 export const CanIParams = z.object({
-  resource: z.enum(rbacResources),
-  action: z.enum([...rbacActions, '*']),
+  resource: z
+    .string()
+    .refine((name) => rbacResourceRow(name) !== undefined, { error: () => `must be one of ${rbacResourceNames().join(', ')}` })
+    .meta({ description: 'A resource of the RBAC vocabulary (see docs/rbac.md)' }),
+  action: z
+    .string()
+    .refine((action) => action === '*' || rbacAllActions().includes(action), { error: () => `must be one of *, ${rbacAllActions().join(', ')}` })
+    .meta({ description: 'An action of the RBAC vocabulary (get, list, create, update, delete, reveal) or *' }),
   object: z.string().min(1).max(253).regex(/^(\*|-|[a-z0-9]([-a-z0-9]*[a-z0-9])?)$/, 'must be a project name, "*" or "-"'),
 });
 export type CanIParams = z.infer<typeof CanIParams>;

@@ -1,11 +1,11 @@
 import { z } from 'zod';
 import {
   Account, AccountList, ChangePasswordRequest, CreateAccountRequest, LocalLoginRequest, LoginResponse, OidcCallbackQuery,
-  OidcLoginQuery, SsoProviders, TokenExchangeRequest, Username, WsTicket,
+  OidcLoginQuery, SsoProviderList, SsoProviders, TokenExchangeRequest, Username, WsTicket,
 } from './auth.js';
 import { CountResponse, MessageResponse } from './common.js';
 import { ErrorEnvelope } from './errors.js';
-import { Healthz, Readyz } from './health.js';
+import { Healthz, Readyz, ServerVersion } from './health.js';
 import {
   ClusterInstanceParams, ClusterKindParams, CreateInstanceFormA, CreateInstanceFormB, Instance, InstanceList,
   InstanceListQuery, NamespacedInstanceParams, NamespacedKindParams, PatchInstanceRequest,
@@ -15,7 +15,10 @@ import {
   UpdateProjectRequest, UserBindingParams,
 } from './projects.js';
 import { AccountInfo, CanIParams, CanISummary, CanIValue } from './rbac.js';
+import { InstanceChildren, InstanceEventList, InstanceTimeline } from './instance-history.js';
+import { RgdGraph, RgdRevisionList, RgdSchemaResponse } from './rgd-views.js';
 import { RgdDetail, RgdFilters, RgdList, RgdListQuery } from './rgds.js';
+import { CreateSecretRequest, SecretDetail, SecretList, SecretParams, SecretQuery, SecretSummary, UpdateSecretRequest } from './secrets.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
@@ -45,6 +48,7 @@ export interface RouteDef {
 const r = <const T extends RouteDef>(def: T) => def;
 const AccountParams = z.object({ username: Username });
 const EnterpriseRest = z.object({ path: z.string() });
+const RgdParams = z.object({ name: z.string().min(1).max(253) });
 
 export const routes = [
   // §2 authentication
@@ -53,8 +57,8 @@ export const routes = [
   r({ id: 'oidcCallback', method: 'GET', path: '/api/v1/auth/oidc/callback', auth: 'none', tag: 'auth', summary: 'OIDC redirect target (302 to redirect?code=)', query: OidcCallbackQuery, status: 302, rateLimit: 'oidcCallback' }),
   r({ id: 'tokenExchange', method: 'POST', path: '/api/v1/auth/token-exchange', auth: 'none', tag: 'auth', summary: 'Exchange a one-time code for a session token', body: TokenExchangeRequest, status: 200, response: LoginResponse, rateLimit: 'login' }),
   r({ id: 'logout', method: 'POST', path: '/api/v1/auth/logout', auth: 'user', tag: 'auth', summary: 'Revoke the current token and clear the cookie', status: 200, response: MessageResponse }),
-  r({ id: 'ssoProviders', method: 'GET', path: '/api/v1/settings/sso/providers', auth: 'none', tag: 'auth', summary: 'Sign-in options (Form A)', status: 200, response: SsoProviders, rateLimit: 'ssoProviders' }),
-  r({ id: 'oidcProviders', method: 'GET', path: '/api/v1/auth/oidc/providers', auth: 'none', tag: 'auth', summary: 'Sign-in options (Form B)', status: 200, response: SsoProviders, rateLimit: 'ssoProviders' }),
+  r({ id: 'ssoProviders', method: 'GET', path: '/api/v1/settings/sso/providers', auth: 'none', tag: 'auth', summary: 'Identity providers, one object each', status: 200, response: SsoProviderList, rateLimit: 'ssoProviders' }),
+  r({ id: 'oidcProviders', method: 'GET', path: '/api/v1/auth/oidc/providers', auth: 'none', tag: 'auth', summary: 'Sign-in options (local login and OIDC at a glance)', status: 200, response: SsoProviders, rateLimit: 'ssoProviders' }),
   r({ id: 'wsTicket', method: 'POST', path: '/api/v1/ws/ticket', auth: 'user', tag: 'auth', summary: 'Issue a single-use WebSocket ticket (30 s)', status: 200, response: WsTicket }),
   // §2.1 local accounts
   r({ id: 'listAccounts', method: 'GET', path: '/api/v1/accounts', auth: 'user', tag: 'accounts', summary: 'List local accounts (Server Admin)', status: 200, response: AccountList }),
@@ -62,15 +66,19 @@ export const routes = [
   r({ id: 'deleteAccount', method: 'DELETE', path: '/api/v1/accounts/{username}', auth: 'user', tag: 'accounts', summary: 'Delete a local account (Server Admin); its tokens stop working', params: AccountParams, status: 204 }),
   r({ id: 'changePassword', method: 'PUT', path: '/api/v1/account/password', auth: 'user', tag: 'accounts', summary: 'Change the caller\'s local password; earlier tokens stop working', body: ChangePasswordRequest, status: 200, response: MessageResponse }),
   // §5 account and can-i
-  r({ id: 'getAccount', method: 'GET', path: '/api/v1/account', auth: 'user', tag: 'account', summary: 'The caller (Form A)', status: 200, response: AccountInfo }),
-  r({ id: 'getAccountInfo', method: 'GET', path: '/api/v1/account/info', auth: 'user', tag: 'account', summary: 'The caller (Form B)', status: 200, response: AccountInfo }),
-  r({ id: 'canISummary', method: 'GET', path: '/api/v1/account/can-i', auth: 'user', tag: 'account', summary: 'The caller\'s permission summary (Form A)', status: 200, response: CanISummary }),
-  r({ id: 'canI', method: 'GET', path: '/api/v1/account/can-i/{resource}/{action}/{object}', auth: 'user', tag: 'account', summary: 'May the caller do this? (Form B; a "no" is 200)', params: CanIParams, status: 200, response: CanIValue }),
+  r({ id: 'getAccount', method: 'GET', path: '/api/v1/account', auth: 'user', tag: 'account', summary: 'The caller', status: 200, response: AccountInfo }),
+  r({ id: 'getAccountInfo', method: 'GET', path: '/api/v1/account/info', auth: 'user', tag: 'account', summary: 'The caller (the same answer under /account/info)', status: 200, response: AccountInfo }),
+  r({ id: 'canISummary', method: 'GET', path: '/api/v1/account/can-i', auth: 'user', tag: 'account', summary: 'The caller\'s permissions, project by project', status: 200, response: CanISummary }),
+  r({ id: 'canI', method: 'GET', path: '/api/v1/account/can-i/{resource}/{action}/{object}', auth: 'user', tag: 'account', summary: 'May the caller do this one thing? (a "no" is 200)', params: CanIParams, status: 200, response: CanIValue }),
   // §3 catalog
   r({ id: 'listRgds', method: 'GET', path: '/api/v1/rgds', auth: 'user', tag: 'rgds', summary: 'List catalog RGDs the caller may see', query: RgdListQuery, status: 200, response: RgdList }),
   r({ id: 'countRgds', method: 'GET', path: '/api/v1/rgds/count', auth: 'user', tag: 'rgds', summary: 'Count catalog RGDs the caller may see', status: 200, response: CountResponse }),
   r({ id: 'rgdFilters', method: 'GET', path: '/api/v1/rgds/filters', auth: 'user', tag: 'rgds', summary: 'Filter values over what the caller may see', status: 200, response: RgdFilters }),
-  r({ id: 'getRgd', method: 'GET', path: '/api/v1/rgds/{name}', auth: 'user', tag: 'rgds', summary: 'One RGD with its values schema', params: z.object({ name: z.string().min(1).max(253) }), status: 200, response: RgdDetail }),
+  r({ id: 'getRgd', method: 'GET', path: '/api/v1/rgds/{name}', auth: 'user', tag: 'rgds', summary: 'One RGD with its values schema', params: RgdParams, status: 200, response: RgdDetail }),
+  // §11 deploy forms and resource graphs
+  r({ id: 'rgdSchema', method: 'GET', path: '/api/v1/rgds/{name}/schema', auth: 'user', tag: 'rgds', summary: 'The deploy form of an RGD (FormSchema with propertyOrder)', params: RgdParams, status: 200, response: RgdSchemaResponse }),
+  r({ id: 'rgdGraph', method: 'GET', path: '/api/v1/rgds/{name}/graph', auth: 'user', tag: 'rgds', summary: 'The RGD\'s resources and the ${…} references between them', params: RgdParams, status: 200, response: RgdGraph }),
+  r({ id: 'rgdRevisions', method: 'GET', path: '/api/v1/rgds/{name}/revisions', auth: 'user', tag: 'rgds', summary: 'Changes to the catalog entry seen since start, newest first', params: RgdParams, status: 200, response: RgdRevisionList }),
   // §4 projects
   r({ id: 'listProjects', method: 'GET', path: '/api/v1/projects', auth: 'user', tag: 'projects', summary: 'Projects the caller may see', status: 200, response: ProjectList }),
   r({ id: 'createProject', method: 'POST', path: '/api/v1/projects', auth: 'user', tag: 'projects', summary: 'Create a project', body: CreateProjectRequest, status: 201, response: Project }),
@@ -83,18 +91,36 @@ export const routes = [
   r({ id: 'bindGroup', method: 'POST', path: '/api/v1/projects/{name}/roles/{role}/groups/{group}', auth: 'user', tag: 'projects', summary: 'Bind a group to a role', params: GroupBindingParams, status: 201, response: Binding }),
   r({ id: 'unbindGroup', method: 'DELETE', path: '/api/v1/projects/{name}/roles/{role}/groups/{group}', auth: 'user', tag: 'projects', summary: 'Unbind a group from a role', params: GroupBindingParams, status: 204 }),
   r({ id: 'roleBindings', method: 'GET', path: '/api/v1/projects/{name}/role-bindings', auth: 'user', tag: 'projects', summary: 'Every binding of the project', params: ProjectParams, status: 200, response: RoleBindings }),
+  // §11.1 secrets
+  r({ id: 'listSecrets', method: 'GET', path: '/api/v1/projects/{name}/secrets', auth: 'user', tag: 'secrets', summary: 'The project\'s Secrets the caller may see (names and keys, never values)', params: ProjectParams, status: 200, response: SecretList }),
+  r({ id: 'createSecret', method: 'POST', path: '/api/v1/projects/{name}/secrets', auth: 'user', tag: 'secrets', summary: 'Create a Secret in one of the project\'s destinations', params: ProjectParams, body: CreateSecretRequest, status: 201, response: SecretSummary }),
+  r({ id: 'getSecret', method: 'GET', path: '/api/v1/projects/{name}/secrets/{namespace}/{secret}', auth: 'user', tag: 'secrets', summary: 'One Secret; reveal=true adds its values (needs the reveal action)', params: SecretParams, query: SecretQuery, status: 200, response: SecretDetail }),
+  r({ id: 'updateSecret', method: 'PUT', path: '/api/v1/projects/{name}/secrets/{namespace}/{secret}', auth: 'user', tag: 'secrets', summary: 'Replace a Secret\'s data (needs the current resourceVersion)', params: SecretParams, body: UpdateSecretRequest, status: 200, response: SecretSummary }),
+  r({ id: 'deleteSecret', method: 'DELETE', path: '/api/v1/projects/{name}/secrets/{namespace}/{secret}', auth: 'user', tag: 'secrets', summary: 'Delete a Secret', params: SecretParams, status: 204 }),
   // §6 instances
   r({ id: 'listInstances', method: 'GET', path: '/api/v1/instances', auth: 'user', tag: 'instances', summary: 'Instances the caller may see', query: InstanceListQuery, status: 200, response: InstanceList }),
   r({ id: 'countInstances', method: 'GET', path: '/api/v1/instances/count', auth: 'user', tag: 'instances', summary: 'Count instances the caller may see', status: 200, response: CountResponse }),
-  r({ id: 'createInstance', method: 'POST', path: '/api/v1/instances', auth: 'user', tag: 'instances', summary: 'Create an instance (Form B, flat body)', body: CreateInstanceFormB, status: 201, response: Instance }),
-  r({ id: 'createNamespacedInstance', method: 'POST', path: '/api/v1/namespaces/{namespace}/instances/{kind}', auth: 'user', tag: 'instances', summary: 'Create an instance of a namespaced kind (Form A)', params: NamespacedKindParams, body: CreateInstanceFormA, status: 201, response: Instance }),
-  r({ id: 'createClusterInstance', method: 'POST', path: '/api/v1/instances/_/{kind}', auth: 'user', tag: 'instances', summary: 'Create an instance of a cluster-scoped kind (Form A)', params: ClusterKindParams, body: CreateInstanceFormA, status: 201, response: Instance }),
+  r({ id: 'createInstance', method: 'POST', path: '/api/v1/instances', auth: 'user', tag: 'instances', summary: 'Create an instance by RGD name (flat body: rgdName, projectId, namespace, spec)', body: CreateInstanceFormB, status: 201, response: Instance }),
+  r({ id: 'createNamespacedInstance', method: 'POST', path: '/api/v1/namespaces/{namespace}/instances/{kind}', auth: 'user', tag: 'instances', summary: 'Create an instance of a namespaced kind (kind and namespace in the path)', params: NamespacedKindParams, body: CreateInstanceFormA, status: 201, response: Instance }),
+  r({ id: 'createClusterInstance', method: 'POST', path: '/api/v1/instances/_/{kind}', auth: 'user', tag: 'instances', summary: 'Create an instance of a cluster-scoped kind (kind in the path)', params: ClusterKindParams, body: CreateInstanceFormA, status: 201, response: Instance }),
   r({ id: 'getNamespacedInstance', method: 'GET', path: '/api/v1/namespaces/{namespace}/instances/{kind}/{name}', auth: 'user', tag: 'instances', summary: 'One instance', params: NamespacedInstanceParams, status: 200, response: Instance }),
   r({ id: 'patchNamespacedInstance', method: 'PATCH', path: '/api/v1/namespaces/{namespace}/instances/{kind}/{name}', auth: 'user', tag: 'instances', summary: 'Merge-patch an instance spec', params: NamespacedInstanceParams, body: PatchInstanceRequest, status: 200, response: Instance }),
   r({ id: 'deleteNamespacedInstance', method: 'DELETE', path: '/api/v1/namespaces/{namespace}/instances/{kind}/{name}', auth: 'user', tag: 'instances', summary: 'Delete an instance', params: NamespacedInstanceParams, status: 200, response: Instance }),
   r({ id: 'getClusterInstance', method: 'GET', path: '/api/v1/instances/_/{kind}/{name}', auth: 'user', tag: 'instances', summary: 'One cluster-scoped instance', params: ClusterInstanceParams, status: 200, response: Instance }),
   r({ id: 'patchClusterInstance', method: 'PATCH', path: '/api/v1/instances/_/{kind}/{name}', auth: 'user', tag: 'instances', summary: 'Merge-patch a cluster-scoped instance spec', params: ClusterInstanceParams, body: PatchInstanceRequest, status: 200, response: Instance }),
   r({ id: 'deleteClusterInstance', method: 'DELETE', path: '/api/v1/instances/_/{kind}/{name}', auth: 'user', tag: 'instances', summary: 'Delete a cluster-scoped instance', params: ClusterInstanceParams, status: 200, response: Instance }),
+  // §11 instance history, on both path families
+  r({ id: 'namespacedInstanceEvents', method: 'GET', path: '/api/v1/namespaces/{namespace}/instances/{kind}/{name}/events', auth: 'user', tag: 'instances', summary: 'Kubernetes Events of the instance and its child resources', params: NamespacedInstanceParams, status: 200, response: InstanceEventList }),
+  r({ id: 'namespacedInstanceTimeline', method: 'GET', path: '/api/v1/namespaces/{namespace}/instances/{kind}/{name}/timeline', auth: 'user', tag: 'instances', summary: 'The instance\'s deployment history, oldest first', params: NamespacedInstanceParams, status: 200, response: InstanceTimeline }),
+  r({ id: 'namespacedInstanceChildren', method: 'GET', path: '/api/v1/namespaces/{namespace}/instances/{kind}/{name}/children', auth: 'user', tag: 'instances', summary: 'The resources kro manages for the instance', params: NamespacedInstanceParams, status: 200, response: InstanceChildren }),
+  r({ id: 'clusterInstanceEvents', method: 'GET', path: '/api/v1/instances/_/{kind}/{name}/events', auth: 'user', tag: 'instances', summary: 'Kubernetes Events of a cluster-scoped instance and its child resources', params: ClusterInstanceParams, status: 200, response: InstanceEventList }),
+  r({ id: 'clusterInstanceTimeline', method: 'GET', path: '/api/v1/instances/_/{kind}/{name}/timeline', auth: 'user', tag: 'instances', summary: 'A cluster-scoped instance\'s deployment history, oldest first', params: ClusterInstanceParams, status: 200, response: InstanceTimeline }),
+  r({ id: 'clusterInstanceChildren', method: 'GET', path: '/api/v1/instances/_/{kind}/{name}/children', auth: 'user', tag: 'instances', summary: 'The resources kro manages for a cluster-scoped instance', params: ClusterInstanceParams, status: 200, response: InstanceChildren }),
+  // §11 aliases of the `_` paths: a kind starts upper-case, so `/instances/count` is never one
+  r({ id: 'createClusterInstanceAlias', method: 'POST', path: '/api/v1/instances/{kind}', auth: 'user', tag: 'instances', summary: 'Create an instance of a cluster-scoped kind (alias of /instances/_/{kind})', params: ClusterKindParams, body: CreateInstanceFormA, status: 201, response: Instance }),
+  r({ id: 'getClusterInstanceAlias', method: 'GET', path: '/api/v1/instances/{kind}/{name}', auth: 'user', tag: 'instances', summary: 'One cluster-scoped instance (alias of /instances/_/{kind}/{name})', params: ClusterInstanceParams, status: 200, response: Instance }),
+  r({ id: 'patchClusterInstanceAlias', method: 'PATCH', path: '/api/v1/instances/{kind}/{name}', auth: 'user', tag: 'instances', summary: 'Merge-patch a cluster-scoped instance spec (alias)', params: ClusterInstanceParams, body: PatchInstanceRequest, status: 200, response: Instance }),
+  r({ id: 'deleteClusterInstanceAlias', method: 'DELETE', path: '/api/v1/instances/{kind}/{name}', auth: 'user', tag: 'instances', summary: 'Delete a cluster-scoped instance (alias)', params: ClusterInstanceParams, status: 200, response: Instance }),
   // §8 enterprise families (OSS answers)
   r({ id: 'compliance', method: 'GET', path: '/api/v1/compliance/{path}', auth: 'user', tag: 'enterprise', summary: 'Compliance (Enterprise; 402 in OSS)', params: EnterpriseRest, status: 200, enterprise: { feature: 'compliance', ossStatus: 402 } }),
   r({ id: 'audit', method: 'GET', path: '/api/v1/audit/{path}', auth: 'user', tag: 'enterprise', summary: 'Audit log (Enterprise; 402 in OSS)', params: EnterpriseRest, status: 200, enterprise: { feature: 'audit', ossStatus: 402 } }),
@@ -105,21 +131,40 @@ export const routes = [
   r({ id: 'eeViews', method: 'GET', path: '/api/v1/ee/views', auth: 'user', tag: 'enterprise', summary: 'Enterprise views (404 in OSS)', status: 200, enterprise: { feature: 'views', ossStatus: 404 } }),
   // §10 operations
   r({ id: 'healthz', method: 'GET', path: '/healthz', auth: 'none', tag: 'operations', summary: 'Liveness', status: 200, response: Healthz }),
+  r({ id: 'serverVersion', method: 'GET', path: '/api/v1/version', auth: 'user', tag: 'operations', summary: 'The server release (any signed-in user; not public, so it does not help fingerprinting)', status: 200, response: ServerVersion }),
   r({ id: 'readyz', method: 'GET', path: '/readyz', auth: 'none', tag: 'operations', summary: 'Readiness: Redis, the cluster (and PostgreSQL in Enterprise)', status: 200, response: Readyz }),
 ] as const satisfies readonly RouteDef[];
 
 export type RouteId = (typeof routes)[number]['id'];
 export const routeById = Object.fromEntries(routes.map((rt) => [rt.id, rt])) as { [K in RouteId]: Extract<(typeof routes)[number], { id: K }> };
 
-/** Enterprise path prefixes of §8 with the OSS answer for each. */
-export const enterpriseFamilies = [
-  { prefix: '/api/v1/compliance', feature: 'compliance', ossStatus: 402 },
-  { prefix: '/api/v1/audit', feature: 'audit', ossStatus: 402 },
-  { prefix: '/api/v1/settings/audit', feature: 'audit', ossStatus: 402 },
-  { prefix: '/api/v1/categories', feature: 'categories', ossStatus: 402 },
-  { prefix: '/api/v1/license', feature: 'license', ossStatus: 402 },
-  { prefix: '/api/v1/gatekeeper', feature: 'gatekeeper', ossStatus: 404 },
-  { prefix: '/api/v1/ee/views', feature: 'views', ossStatus: 404 },
-] as const;
+type RouteOf<K extends RouteId> = (typeof routeById)[K];
+type SchemaAt<R, Key extends 'params' | 'query' | 'body' | 'response'> = R extends { [P in Key]: infer S extends z.ZodType } ? S : undefined;
+type Input<S> = S extends z.ZodType ? z.input<S> : undefined;
+type Output<S> = S extends z.ZodType ? z.output<S> : undefined;
+
+/** What a client sends for a route (`z.input` of its schemas) and what the server hands its handler (`z.output`). */
+export type RouteParamsInput<K extends RouteId> = Input<SchemaAt<RouteOf<K>, 'params'>>;
+export type RouteQueryInput<K extends RouteId> = Input<SchemaAt<RouteOf<K>, 'query'>>;
+export type RouteBodyInput<K extends RouteId> = Input<SchemaAt<RouteOf<K>, 'body'>>;
+export type RouteParams<K extends RouteId> = Output<SchemaAt<RouteOf<K>, 'params'>>;
+export type RouteQuery<K extends RouteId> = Output<SchemaAt<RouteOf<K>, 'query'>>;
+export type RouteBody<K extends RouteId> = Output<SchemaAt<RouteOf<K>, 'body'>>;
+/** The parsed success body of a route (void for 204 and 302). */
+export type RouteResponse<K extends RouteId> = SchemaAt<RouteOf<K>, 'response'> extends infer S extends z.ZodType ? z.output<S> : void;
+
+export interface EnterpriseFamily {
+  /** The row's path up to its first parameter: the family is that path and everything below it. */
+  prefix: string;
+  feature: string;
+  ossStatus: 402 | 404;
+}
+
+/** The Enterprise families (§8) of a table, from its rows marked `enterprise`. */
+export const enterpriseFamiliesOf = (table: readonly RouteDef[]): EnterpriseFamily[] =>
+  table.flatMap((r) => (r.enterprise ? [{ prefix: r.path.split('/{')[0]!.replace(/\/+$/, ''), ...r.enterprise }] : []));
+
+/** The families of the OSS table, with the OSS answer for each. */
+export const enterpriseFamilies = enterpriseFamiliesOf(routes);
 
 export { ErrorEnvelope };

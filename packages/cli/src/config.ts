@@ -70,11 +70,38 @@ export const findContext = (config: CliConfig, name: string) => config.contexts.
 
 export const currentContext = (config: CliConfig) => findContext(config, config.currentContext);
 
-/** Adds or replaces the context with the same name. */
+/** Replaces the context with the same name where it stands (so `context list` keeps its order), or adds it. */
 export function upsertContext(config: CliConfig, entry: ContextEntry): CliConfig {
-  const contexts = config.contexts.filter((c) => c.name !== entry.name);
-  contexts.push(entry);
+  const exists = config.contexts.some((c) => c.name === entry.name);
+  const contexts = exists ? config.contexts.map((c) => (c.name === entry.name ? entry : c)) : [...config.contexts, entry];
   return { ...config, contexts };
+}
+
+/** Removes the context named `name`; the current context is cleared when it was that one. */
+export function removeContext(config: CliConfig, name: string): CliConfig {
+  return {
+    currentContext: config.currentContext === name ? '' : config.currentContext,
+    contexts: config.contexts.filter((c) => c.name !== name),
+  };
+}
+
+export function renameContext(config: CliConfig, from: string, to: string): CliConfig {
+  return {
+    currentContext: config.currentContext === from ? to : config.currentContext,
+    contexts: config.contexts.map((c) => (c.name === from ? { ...c, name: to } : c)),
+  };
+}
+
+/**
+ * Where a login is saved: the context this user already has for this server; else the server's host when no
+ * other context holds that name; else `user@host`. A second user signing in to the same server so gets a
+ * context of their own instead of replacing the first user's session.
+ */
+export function contextNameForLogin(config: CliConfig, server: string, user: string): string {
+  const own = config.contexts.find((c) => c.server === server && c.user === user);
+  if (own) return own.name;
+  const host = contextNameFor(server);
+  return findContext(config, host) ? `${user}@${host}` : host;
 }
 
 /** A context name from a server URL: its host (and port). */

@@ -1,6 +1,7 @@
 import { PorticoApiError } from '@portico/client';
 import { CommanderError } from 'commander';
 import { createApp } from './app.js';
+import { completeWords } from './commands/completion.js';
 import { ExitCode, errorLine, exitCodeFor, sessionExpired, CliError } from './exit-codes.js';
 import { processIo, type Io } from './io.js';
 import { createProgram } from './program.js';
@@ -11,6 +12,10 @@ export async function run(argv: string[], io: Io = processIo()): Promise<number>
   const app = createApp(io);
   const program = createProgram(app);
   try {
+    if (argv[2] === '__complete') {
+      await completeWords(program, app, argv.slice(3));
+      return ExitCode.ok;
+    }
     await program.parseAsync(argv);
     return app.exitCode ?? ExitCode.ok;
   } catch (e) {

@@ -1,15 +1,22 @@
 import { Command } from 'commander';
 import pkg from '../package.json' with { type: 'json' };
 import type { App } from './app.js';
+import { declareArgumentNames } from './completion.js';
 import { registerAccount } from './commands/account.js';
+import { registerAudit } from './commands/audit.js';
 import { registerCanI } from './commands/can-i.js';
+import { registerCategory } from './commands/category.js';
 import { registerCompletion } from './commands/completion.js';
 import { registerContext } from './commands/context.js';
 import { registerInstance } from './commands/instance.js';
+import { registerLicense } from './commands/license.js';
 import { registerLogin } from './commands/login.js';
 import { registerLogout } from './commands/logout.js';
 import { registerProject } from './commands/project.js';
 import { registerRgd } from './commands/rgd.js';
+import { registerView } from './commands/view.js';
+import { registerSecret } from './commands/secret.js';
+import { registerVersion } from './commands/version.js';
 
 /** The `portico` command tree. Settings made here before `.command()` calls are inherited by every subcommand. */
 export function createProgram(app: App): Command {
@@ -33,8 +40,15 @@ export function createProgram(app: App): Command {
   registerRgd(program, app);
   registerProject(program, app);
   registerInstance(program, app);
+  registerSecret(program, app);
   registerAccount(program, app);
   registerCanI(program, app);
+  registerAudit(program, app);
+  registerLicense(program, app);
+  registerCategory(program, app);
+  registerView(program, app);
   registerCompletion(program, app);
+  registerVersion(program, app);
+  declareArgumentNames(program);
   return program;
 }

@@ -21,69 +21,43 @@ const reasonOf = (i: Instance) => {
 
 /**
  * Waits until the instance is Healthy (resolves) or Unhealthy/Degraded (a failure, exit 4), showing
- * `deploy_progress` events as they come. Events can be missed between creation and subscription, so the
- * instance is also read now and then; either source ends the wait.
+ * `deploy_progress` events as they come (the SDK's waitFor also reads the instance, for missed events).
  */
 export async function waitForHealthy(io: Io, client: PorticoClient, ref: InstanceRef & { project: string }, opts: WaitOptions): Promise<Instance> {
   const label = describeRef(ref);
   const progress = progressReporter(io, label);
-  return new Promise<Instance>((resolve, reject) => {
-    let settled = false;
-    let totalResources: number | undefined;
-    const sub = client.events.subscribe(
-      { resourceType: 'instances', project: ref.project, namespace: ref.namespace || undefined, name: ref.name },
-      {
-        onEvent: (m) => {
-          if (settled) return; // frames already in flight when the wait ended
-          if (m.type === 'deploy_progress' && sameInstance(ref, m.data)) {
-            totalResources = m.data.totalResources;
-            progress.update({ readyResources: m.data.readyResources, totalResources: m.data.totalResources, phase: m.data.phase, message: m.data.message });
-          } else if (m.type === 'instance_update' && sameInstance(ref, m.data)) {
-            if (m.data.action === 'delete') return finish(new CliError(`${label} was deleted while waiting`, ExitCode.failure));
-            judge(m.data.instance);
-          }
-        },
-        onError: (e) => {
-          if (e instanceof PorticoApiError && (e.status === 401 || e.status === 403)) finish(e);
-        },
+  let totalResources: number | undefined;
+  try {
+    const settled = await client.waitFor(ref, (i) => i.health === 'Healthy' || i.health === 'Unhealthy' || i.health === 'Degraded', {
+      timeoutMs: opts.timeoutMs,
+      pollMs: opts.pollMs,
+      onProgress: (d) => {
+        totalResources = d.totalResources;
+        progress.update({ readyResources: d.readyResources, totalResources: d.totalResources, phase: d.phase, message: d.message });
       },
-    );
-    const poll = () =>
-      client.instances.get(ref).then(judge, (e: unknown) => {
-        if (e instanceof PorticoApiError && e.status !== 0 && e.status < 500) finish(e);
-      });
-    const pollTimer = setInterval(poll, opts.pollMs ?? 5000);
-    const timeout = setTimeout(
-      () => finish(new CliError(`timed out after ${Math.round(opts.timeoutMs / 1000)}s waiting for ${label} to become Healthy`, ExitCode.failure)),
-      opts.timeoutMs,
-    );
-    void poll();
-
-    function judge(i: Instance) {
-      // The instance's own state wins over an older deploy_progress: the server may send the Healthy update
-      // before the last progress event, and "Healthy 3/4 waiting for …" would read as a contradiction.
-      const done = i.health === 'Healthy' && totalResources !== undefined;
-      const ready = i.conditions.find((c) => c.type === 'Ready' && c.status === 'True');
-      progress.update({
-        health: i.health,
-        ...(i.status.state ? { phase: i.status.state } : {}),
-        ...(done ? { readyResources: totalResources, message: ready?.message } : {}),
-      });
-      if (i.health === 'Healthy') finish(undefined, i);
-      else if (i.health === 'Unhealthy' || i.health === 'Degraded') finish(new CliError(`${label} is ${i.health}${reasonOf(i)}`, ExitCode.failure));
+      onUpdate: (i) => {
+        // The instance's own state wins over an older deploy_progress: the server may send the Healthy update
+        // before the last progress event, and "Healthy 3/4 waiting for …" would read as a contradiction.
+        const done = i.health === 'Healthy' && totalResources !== undefined;
+        const ready = i.conditions.find((c) => c.type === 'Ready' && c.status === 'True');
+        progress.update({
+          health: i.health,
+          ...(i.status.state ? { phase: i.status.state } : {}),
+          ...(done ? { readyResources: totalResources, message: ready?.message } : {}),
+        });
+      },
+    });
+    if (settled.health !== 'Healthy') throw new CliError(`${label} is ${settled.health}${reasonOf(settled)}`, ExitCode.failure);
+    return settled;
+  } catch (e) {
+    if (e instanceof PorticoApiError && e.code === 'TIMEOUT') {
+      throw new CliError(`timed out after ${Math.round(opts.timeoutMs / 1000)}s waiting for ${label} to become Healthy`, ExitCode.failure);
     }
-
-    function finish(error?: Error, instance?: Instance) {
-      if (settled) return;
-      settled = true;
-      clearInterval(pollTimer);
-      clearTimeout(timeout);
-      sub.close();
-      progress.done();
-      if (error) reject(error);
-      else resolve(instance!);
-    }
-  });
+    if (e instanceof PorticoApiError && e.code === 'NOT_FOUND') throw new CliError(`${label} was deleted while waiting`, ExitCode.failure);
+    throw e;
+  } finally {
+    progress.done();
+  }
 }
 
 /** Waits until the instance is gone (404 or a delete event). */

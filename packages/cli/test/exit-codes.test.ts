@@ -1,8 +1,8 @@
-import { PorticoApiError } from '@portico/client';
+import { PorticoApiError, type PorticoErrorCode } from '@portico/client';
 import { describe, expect, it } from 'vitest';
 import { CliError, ExitCode, errorLine, exitCodeFor } from '../src/index.js';
 
-const apiError = (status: number, code: string, message = 'x', extra: Partial<ConstructorParameters<typeof PorticoApiError>[0]> = {}) =>
+const apiError = (status: number, code: PorticoErrorCode, message = 'x', extra: Partial<ConstructorParameters<typeof PorticoApiError>[0]> = {}) =>
   new PorticoApiError({ status, code, message, ...extra });
 
 describe('exit codes', () => {

@@ -1,17 +1,29 @@
-import type { SubscriptionFilter } from '@portico/api';
-import { subscribeEvents, type EventHandlers, type EventSubscription } from './events.js';
+import type { Instance, ServerMessage, SubscriptionFilter } from '@portico/api';
+import { subscribeEvents, type EventHandlers, type EventMessage, type EventSubscription } from './events.js';
 import type { ClientOptions } from './options.js';
 import { accountApi, accountsApi, type AccountApi, type AccountsApi } from './resources/accounts.js';
+import { auditApi, type AuditApi } from './resources/audit.js';
 import { authApi, type AuthApi } from './resources/auth.js';
+import { categoriesApi, type CategoriesApi } from './resources/categories.js';
 import { healthApi, type HealthApi } from './resources/health.js';
+import { instanceHistoryApi, type InstanceHistoryApi } from './resources/instance-history.js';
 import { instancesApi, type InstancesApi } from './resources/instances.js';
+import { licenseApi, type LicenseApi } from './resources/license.js';
 import { projectsApi, type ProjectsApi } from './resources/projects.js';
+import { secretsApi, type SecretsApi } from './resources/secrets.js';
 import { rgdsApi, type RgdsApi } from './resources/rgds.js';
+import { rgdViewsApi, type RgdViewsApi } from './resources/rgd-views.js';
+import { viewsApi, type ViewsApi } from './resources/views.js';
 import { createTransport, type Transport } from './transport.js';
+import { waitForInstance, type WaitCondition, type WaitForOptions, type WaitTarget } from './wait-for.js';
 
 export interface EventsApi {
-  /** Live server events for `filter`, reconnecting with a fresh ticket after every drop. */
-  subscribe(filter: SubscriptionFilter, handlers?: EventHandlers): EventSubscription;
+  /**
+   * Live server events for `filter`, reconnecting with a fresh ticket after every drop. The iterator yields
+   * what happened to objects; pass `controlFrames: true` to get `subscribed`, `counts_update`… from it too.
+   */
+  subscribe(filter: SubscriptionFilter, handlers: EventHandlers & { controlFrames: true }): EventSubscription<ServerMessage>;
+  subscribe(filter: SubscriptionFilter, handlers?: EventHandlers): EventSubscription<EventMessage>;
 }
 
 export interface PorticoClient {
@@ -19,32 +31,49 @@ export interface PorticoClient {
   auth: AuthApi;
   accounts: AccountsApi;
   account: AccountApi;
-  rgds: RgdsApi;
+  rgds: RgdsApi & RgdViewsApi;
   projects: ProjectsApi;
-  instances: InstancesApi;
+  secrets: SecretsApi;
+  instances: InstancesApi & InstanceHistoryApi;
   events: EventsApi;
   health: HealthApi;
+  /** Enterprise: the audit trail. */
+  audit: AuditApi;
+  /** Enterprise: the license, catalog categories and saved views. */
+  license: LicenseApi;
+  categories: CategoriesApi;
+  views: ViewsApi;
   /** Any route of the contract by id, typed by its response schema (the escape hatch under the methods). */
   request: Transport;
+  /** Resolves with the instance once `condition` (a health such as `'Healthy'`, or a test) holds; see README. */
+  waitFor(instance: WaitTarget, condition: WaitCondition, opts?: WaitForOptions): Promise<Instance>;
 }
 
 /** A typed client of the Portico API (browser and Node). */
 export function createClient(options: ClientOptions): PorticoClient {
   const call = createTransport(options);
   const auth = authApi(call, options.baseUrl);
+  const instances = { ...instancesApi(call), ...instanceHistoryApi(call) };
+  const events: EventsApi = {
+    subscribe: ((filter: SubscriptionFilter, handlers?: EventHandlers) =>
+      subscribeEvents({ baseUrl: options.baseUrl, wsTicket: auth.wsTicket, WebSocket: options.WebSocket, reconnect: options.reconnect }, filter, handlers)) as EventsApi['subscribe'],
+  };
   return {
     baseUrl: options.baseUrl,
     auth,
     accounts: accountsApi(call),
     account: accountApi(call),
-    rgds: rgdsApi(call),
+    rgds: { ...rgdsApi(call), ...rgdViewsApi(call) },
     projects: projectsApi(call),
-    instances: instancesApi(call),
-    events: {
-      subscribe: (filter, handlers) =>
-        subscribeEvents({ baseUrl: options.baseUrl, wsTicket: auth.wsTicket, WebSocket: options.WebSocket, reconnect: options.reconnect }, filter, handlers),
-    },
+    secrets: secretsApi(call),
+    instances,
+    events,
     health: healthApi(call),
+    audit: auditApi(call, options),
+    license: licenseApi(call),
+    categories: categoriesApi(call),
+    views: viewsApi(call),
     request: call,
+    waitFor: (instance, condition, opts) => waitForInstance({ instances, events }, instance, condition, opts),
   };
 }

@@ -1,11 +1,18 @@
-import { ErrorEnvelope, errorStatus } from '@portico/api';
+import { ErrorEnvelope, errorStatus, type ErrorCode, type wsErrorCodes } from '@portico/api';
 
-/** Codes the SDK itself produces, besides the server's codes of the contract (§1). */
+/** Codes the SDK itself produces, besides the server's codes of the contract. */
 export type ClientErrorCode = 'NETWORK_ERROR' | 'TIMEOUT' | 'ABORTED' | 'INVALID_RESPONSE' | 'SSO_FAILED';
+
+/**
+ * Every code a `PorticoApiError` can carry: the server's (from the api package's error table and its WebSocket
+ * error frames), the SDK's own, and `HTTP_<status>` when something other than Portico answered (a proxy page).
+ * A `switch` over it is checked by the compiler.
+ */
+export type PorticoErrorCode = ErrorCode | (typeof wsErrorCodes)[number] | ClientErrorCode | `HTTP_${number}`;
 
 export interface PorticoApiErrorInit {
   status: number;
-  code: string;
+  code: PorticoErrorCode;
   message: string;
   details?: Record<string, unknown>;
   requestId?: string;
@@ -20,7 +27,7 @@ export interface PorticoApiErrorInit {
  */
 export class PorticoApiError extends Error {
   readonly status: number;
-  readonly code: string;
+  readonly code: PorticoErrorCode;
   readonly details: Record<string, unknown>;
   readonly requestId?: string;
   readonly retryAfter?: number;
@@ -38,8 +45,8 @@ export class PorticoApiError extends Error {
 
 export const isPorticoApiError = (e: unknown): e is PorticoApiError => e instanceof PorticoApiError;
 
-const codeByStatus = new Map<number, string>();
-for (const [code, status] of Object.entries(errorStatus)) if (!codeByStatus.has(status)) codeByStatus.set(status, code);
+const codeByStatus = new Map<number, ErrorCode>();
+for (const [code, status] of Object.entries(errorStatus)) if (!codeByStatus.has(status)) codeByStatus.set(status, code as ErrorCode);
 
 /** `Retry-After` as seconds: a number of seconds or an HTTP date; undefined when absent or unreadable. */
 export function parseRetryAfter(value: string | null, now = Date.now()): number | undefined {
@@ -65,7 +72,8 @@ export function errorFromResponse(res: Response, text: string): PorticoApiError 
   if (envelope) {
     return new PorticoApiError({
       status: res.status,
-      code: envelope.code,
+      // The server only sends codes of its table; an unknown one still reaches the caller as it came.
+      code: envelope.code as PorticoErrorCode,
       message: envelope.message,
       details: envelope.details,
       requestId: envelope.requestId ?? headerRequestId,

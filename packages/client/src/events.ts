@@ -5,8 +5,21 @@ import { wsUrl } from './paths.js';
 import { backoffDelay } from './sleep.js';
 import { frameText, resolveWebSocket } from './websocket.js';
 
+/**
+ * Frames about the stream itself rather than about objects: the subscription's acknowledgement, pongs and the
+ * catalog counters. The iterator leaves them out unless `controlFrames: true` asks for them; `onEvent` sees all.
+ */
+export const controlFrameTypes = ['subscribed', 'unsubscribed', 'pong', 'counts_update'] as const;
+export type ControlFrame = Extract<ServerMessage, { type: (typeof controlFrameTypes)[number] }>;
+/** What happened to an object (or an `error` frame): what the iterator yields by default. */
+export type EventMessage = Exclude<ServerMessage, ControlFrame>;
+
+const isControlFrame = (m: ServerMessage): m is ControlFrame => (controlFrameTypes as readonly string[]).includes(m.type);
+
 export interface EventHandlers {
-  /** Every server frame, as it arrives. */
+  /** Yield control frames (`subscribed`, `counts_update`, …) from the iterator too. */
+  controlFrames?: boolean;
+  /** Every server frame, control frames included, as it arrives. */
   onEvent?: (message: ServerMessage) => void;
   /** Drops, refused tickets, unreadable frames; the subscription reconnects unless the error is fatal. */
   onError?: (error: Error) => void;
@@ -17,7 +30,7 @@ export interface EventHandlers {
 }
 
 /** Server messages as an async iterator, plus `close()`. */
-export interface EventSubscription extends AsyncIterableIterator<ServerMessage> {
+export interface EventSubscription<T extends ServerMessage = EventMessage> extends AsyncIterableIterator<T> {
   close(): void;
   readonly closed: boolean;
 }
@@ -37,7 +50,7 @@ const isFatal = (e: unknown) => e instanceof PorticoApiError && (e.status === 40
  * exponential backoff (jittered), so a server restart or a lost network is survived without the caller noticing
  * more than an `onError` call.
  */
-export function subscribeEvents(deps: EventDeps, filter: SubscriptionFilter, handlers: EventHandlers = {}): EventSubscription {
+export function subscribeEvents(deps: EventDeps, filter: SubscriptionFilter, handlers: EventHandlers = {}): EventSubscription<ServerMessage> {
   const subscribeFrame = JSON.stringify({ type: 'subscribe', timestamp: new Date().toISOString(), data: SubscriptionFilter.parse(filter) });
   const initialMs = deps.reconnect?.initialDelayMs ?? 250;
   const maxMs = deps.reconnect?.maxDelayMs ?? 10_000;
@@ -54,6 +67,7 @@ export function subscribeEvents(deps: EventDeps, filter: SubscriptionFilter, han
 
   const deliver = (message: ServerMessage) => {
     handlers.onEvent?.(message);
+    if (!handlers.controlFrames && isControlFrame(message)) return;
     const waiter = waiters.shift();
     if (waiter) waiter.resolve({ value: message, done: false });
     // Buffer only for a reader: a callback-only subscriber must not grow memory forever.
@@ -125,7 +139,7 @@ export function subscribeEvents(deps: EventDeps, filter: SubscriptionFilter, han
     };
   }
 
-  const subscription: EventSubscription = {
+  const subscription: EventSubscription<ServerMessage> = {
     get closed() {
       return closed;
     },

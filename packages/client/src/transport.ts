@@ -1,4 +1,5 @@
-import { routeById, type RouteDef } from '@portico/api';
+import { routeById, type RouteDef, type RouteId, type RouteResponse } from '@portico/api';
+import { auditRoutes, enterpriseRoutes, type AuditRouteRow } from '@portico/api/enterprise';
 import type { z } from 'zod';
 import { PorticoApiError, errorFromResponse } from './errors.js';
 import type { CallOptions, ClientOptions } from './options.js';
@@ -14,12 +15,22 @@ export interface RouteInput {
 
 /**
  * Calls a route of the contract by its id; the answer is checked against the route's response schema at run
- * time, and `T` names that schema's type (`@portico/api` types its route table as plain `RouteDef`s, so the
- * compiler cannot derive it from the id).
+ * time, and its type is that schema's, derived from the route table.
  */
-export type Transport = <T = unknown>(id: string, input?: RouteInput, opts?: CallOptions) => Promise<T>;
+export interface Transport {
+  <K extends RouteId>(id: K, input?: RouteInput, opts?: CallOptions): Promise<RouteResponse<K>>;
+  /** A route of the Enterprise tables (`@portico/api/enterprise`), typed from its row the same way. */
+  <K extends EnterpriseRow['id']>(id: K, input?: RouteInput, opts?: CallOptions): Promise<EnterpriseResponse<K>>;
+}
 
-const routesById = routeById as unknown as Record<string, RouteDef | undefined>;
+type EnterpriseRow = (typeof enterpriseRoutes)[number] | AuditRouteRow;
+type EnterpriseResponse<K extends EnterpriseRow['id']> =
+  Extract<EnterpriseRow, { id: K }> extends { response: infer S extends z.ZodType } ? z.output<S> : void;
+
+const routesById: Record<string, RouteDef | undefined> = {
+  ...(routeById as unknown as Record<string, RouteDef>),
+  ...Object.fromEntries([...auditRoutes, ...enterpriseRoutes].map((route) => [route.id, route])),
+};
 
 const idempotentMethods = new Set(['GET', 'HEAD', 'PUT', 'DELETE']);
 const retryableStatuses = new Set([429, 503]);
@@ -38,7 +49,7 @@ export function createTransport(options: ClientOptions): Transport {
     return token ? `Bearer ${token}` : undefined;
   };
 
-  return async function call<T>(id: string, input: RouteInput = {}, opts: CallOptions = {}): Promise<T> {
+  return async function call(id: string, input: RouteInput = {}, opts: CallOptions = {}): Promise<any> {
     const route = routesById[id];
     if (!route) throw new TypeError(`unknown route "${id}"`);
     const path = buildPath(route.path, input.params);
@@ -59,7 +70,7 @@ export function createTransport(options: ClientOptions): Transport {
 
     for (let attempt = 0; ; attempt++) {
       const { res, text } = await attemptOnce(url, { method: route.method, headers, body }, what, timeoutMs, opts.signal);
-      if (res.ok) return parseBody(route, what, res, text) as T;
+      if (res.ok) return parseBody(route, what, res, text);
       const error = errorFromResponse(res, text);
       if (!mayRetry || attempt >= retries || !retryableStatuses.has(res.status)) throw error;
       const wantedMs = error.retryAfter !== undefined ? error.retryAfter * 1000 : backoffDelay(attempt, 250, maxDelayMs);

@@ -40,7 +40,7 @@ async function ticketServer(onSubscribed: (ws: WebSocket, connection: number, su
       const n = ++connections;
       ws.once('message', (raw) => {
         const msg = JSON.parse(String(raw));
-        ws.send(frame('subscribed', msg.data));
+        ws.send(frame('subscribed', { ...msg.data, success: true }));
         onSubscribed(ws, n, msg);
       });
     },
@@ -130,7 +130,7 @@ describe('events.subscribe', () => {
     });
     server = srv;
     const errors: Error[] = [];
-    const sub = fastClient(srv.baseUrl).events.subscribe({ resourceType: 'all' }, { onError: (e) => errors.push(e) });
+    const sub = fastClient(srv.baseUrl).events.subscribe({ resourceType: 'all' }, { controlFrames: true, onError: (e) => errors.push(e) });
     const types: string[] = [];
     for await (const msg of sub) {
       types.push(msg.type);
@@ -138,5 +138,20 @@ describe('events.subscribe', () => {
     }
     expect(types).toEqual(['subscribed', 'counts_update']);
     expect(errors.map((e) => (e as { code?: string }).code)).toEqual(['INVALID_MESSAGE']);
+  });
+
+  it('keeps control frames out of the iterator unless asked for, while onEvent still sees them', async () => {
+    const srv = await ticketServer((ws) => {
+      ws.send(frame('counts_update', { rgdCount: 1, instanceCount: 2 }));
+      ws.send(frame('pong', {}));
+      ws.send(frame('deploy_progress', progress(2)));
+    });
+    server = srv;
+    const heard: string[] = [];
+    const sub = fastClient(srv.baseUrl).events.subscribe({ resourceType: 'instances' }, { onEvent: (m) => heard.push(m.type) });
+    const first = await sub.next();
+    sub.close();
+    expect(first.value).toMatchObject({ type: 'deploy_progress', data: { readyResources: 2 } });
+    expect(heard).toEqual(['subscribed', 'counts_update', 'pong', 'deploy_progress']);
   });
 });

@@ -1,3 +1,5 @@
+import { rbacSubject } from '@portico/api';
+
 /** The authenticated caller, from a verified token; roles are never part of it (evaluated per request). */
 export interface Actor {
   /** Subject id: local username or the identity provider's `sub`. */
@@ -13,18 +15,27 @@ export interface Actor {
   issuedAt: Date;
   expiresAt: Date;
   local: boolean;
+  /** Local accounts: the identity generation the token was issued for (a re-created namesake has another). */
+  generation?: string;
 }
 
 /** Subjects an actor speaks for in policy: itself and each of its groups. */
 export const actorSubjects = (actor: Pick<Actor, 'subject' | 'groups'>): string[] => [
   actor.subject,
-  ...actor.groups.map((g) => `group:${g}`),
+  ...actor.groups.map(rbacSubject.group),
 ];
+
+/**
+ * One string per distinct set of policy subjects: two actors with the same key get the same decisions, so
+ * caches of decisions are keyed by it (groups sorted, since their order carries no meaning).
+ */
+export const actorKey = (actor: Pick<Actor, 'subject' | 'groups'>): string =>
+  actor.groups.length ? `${actor.subject}\n${[...actor.groups].sort().join('\n')}` : actor.subject;
 
 /** An actor for in-process use (embedding, tests, the system itself). */
 export const systemActor = (id = 'system', groups: string[] = []): Actor => ({
   id,
-  subject: `user:${id}`,
+  subject: rbacSubject.user(id),
   email: '',
   displayName: id,
   groups,

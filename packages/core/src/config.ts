@@ -28,9 +28,11 @@ const positiveInt = z.coerce.number().int().min(1);
 const EnvSchema = z.object({
   PORTICO_PROFILE: z.enum(['production', 'development']).default('production'),
   SERVER_ADDRESS: address.prefault(':8080'),
+  METRICS_ADDRESS: z.union([z.literal('off'), address]).optional(),
   REDIS_ADDRESS: z.string().regex(/^[A-Za-z0-9.-]+:\d{1,5}$|^redis(s)?:\/\/\S+$/, 'must be host:port or a redis:// URL').optional(),
   DATABASE_URL: z.string().optional(),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
+  LOG_FORMAT: z.enum(['json', 'pretty']).optional(),
   KUBERNETES_IN_CLUSTER: bool.default(false),
   SWAGGER_UI_ENABLED: bool.optional(),
   PORTICO_CLUSTER: z.enum(['kubernetes', 'embedded']).optional(),
@@ -52,6 +54,11 @@ const EnvSchema = z.object({
   PORTICO_GITOPS_REPO: z.string().optional(),
   PORTICO_WS_MAX_BUFFER_BYTES: positiveInt.default(1024 * 1024),
   PORTICO_WS_HEARTBEAT_MS: positiveInt.default(30_000),
+  PORTICO_WS_MAX_SOCKETS_PER_USER: positiveInt.default(20),
+  PORTICO_ALLOWED_ORIGINS: list.default([]),
+  PORTICO_HEADERS_TIMEOUT_MS: positiveInt.default(10_000),
+  PORTICO_REQUEST_TIMEOUT_MS: positiveInt.default(30_000),
+  PORTICO_MAX_CONNECTIONS_PER_IP: positiveInt.default(256),
   PORTICO_SHUTDOWN_TIMEOUT_MS: positiveInt.default(10_000),
 });
 
@@ -60,11 +67,15 @@ export type Env = z.infer<typeof EnvSchema>;
 export interface PorticoConfig {
   profile: 'production' | 'development';
   server: { host: string; port: number };
+  /** Where `/metrics` is served, apart from the API port; undefined when off. */
+  metrics?: { host: string; port: number };
   cluster: 'kubernetes' | 'embedded';
   kv: 'memory' | 'redis';
   redis: { address: string; prefix: string };
   databaseUrl?: string;
   logLevel: 'debug' | 'info' | 'warn' | 'error';
+  /** Unset: readable lines in development at a terminal, JSON otherwise. */
+  logFormat?: 'json' | 'pretty';
   kubernetes: { inCluster: boolean; namespace: string };
   swaggerUi: boolean;
   dataDir: string;
@@ -80,7 +91,16 @@ export interface PorticoConfig {
   rateLimits?: string;
   kroStepMs: number;
   gitopsRepo?: string;
-  ws: { maxBufferBytes: number; heartbeatMs: number };
+  ws: {
+    maxBufferBytes: number;
+    heartbeatMs: number;
+    /** Open sockets one user may hold on one replica. */
+    maxSocketsPerUser: number;
+    /** Browser origins allowed to open /ws besides the server's own (`scheme://host[:port]`). */
+    allowedOrigins: string[];
+  };
+  /** Slow-client protection of the HTTP listener. */
+  http: { headersTimeoutMs: number; requestTimeoutMs: number; maxConnectionsPerIp: number };
   shutdownTimeoutMs: number;
 }
 
@@ -98,11 +118,13 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   return {
     profile: e.PORTICO_PROFILE,
     server: e.SERVER_ADDRESS,
+    metrics: e.METRICS_ADDRESS === 'off' ? undefined : (e.METRICS_ADDRESS ?? (dev ? undefined : { host: '0.0.0.0', port: 9090 })),
     cluster: e.PORTICO_CLUSTER ?? (dev ? 'embedded' : 'kubernetes'),
     kv: e.PORTICO_KV ?? (dev && !e.REDIS_ADDRESS ? 'memory' : 'redis'),
     redis: { address: e.REDIS_ADDRESS ?? 'localhost:6379', prefix: e.PORTICO_REDIS_PREFIX },
     databaseUrl: e.DATABASE_URL,
     logLevel: e.LOG_LEVEL,
+    logFormat: e.LOG_FORMAT,
     kubernetes: { inCluster: e.KUBERNETES_IN_CLUSTER, namespace: e.PORTICO_NAMESPACE ?? 'portico' },
     swaggerUi: e.SWAGGER_UI_ENABLED ?? dev,
     dataDir: e.PORTICO_DATA_DIR,
@@ -118,7 +140,17 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     rateLimits: e.PORTICO_RATE_LIMITS,
     kroStepMs: e.PORTICO_KRO_STEP_MS ?? 300,
     gitopsRepo: e.PORTICO_GITOPS_REPO,
-    ws: { maxBufferBytes: e.PORTICO_WS_MAX_BUFFER_BYTES, heartbeatMs: e.PORTICO_WS_HEARTBEAT_MS },
+    ws: {
+      maxBufferBytes: e.PORTICO_WS_MAX_BUFFER_BYTES,
+      heartbeatMs: e.PORTICO_WS_HEARTBEAT_MS,
+      maxSocketsPerUser: e.PORTICO_WS_MAX_SOCKETS_PER_USER,
+      allowedOrigins: e.PORTICO_ALLOWED_ORIGINS,
+    },
+    http: {
+      headersTimeoutMs: e.PORTICO_HEADERS_TIMEOUT_MS,
+      requestTimeoutMs: e.PORTICO_REQUEST_TIMEOUT_MS,
+      maxConnectionsPerIp: e.PORTICO_MAX_CONNECTIONS_PER_IP,
+    },
     shutdownTimeoutMs: e.PORTICO_SHUTDOWN_TIMEOUT_MS,
   };
 }

@@ -12,8 +12,9 @@ import { createInstances } from './instances/index.js';
 import { createLogger, type Logger } from './logger.js';
 import { resources, type Cluster } from './ports/cluster.js';
 import type { KeyValue } from './ports/keyvalue.js';
-import { createProjects } from './projects/index.js';
-import { createAccess, createAuthorizer } from './rbac/index.js';
+import { createProjects, projectPolicySource } from './projects/index.js';
+import { createSecrets } from './secrets/index.js';
+import { createAccess, createAuthorizer, normalizeRoles, validateRoles } from './rbac/index.js';
 import type { Portico } from './types.js';
 
 export interface CreatePorticoOptions {
@@ -24,15 +25,18 @@ export interface CreatePorticoOptions {
   /** Inject adapters (tests, embedding); otherwise chosen by configuration. */
   cluster?: Cluster;
   kv?: KeyValue;
+  /** Shows a generated initial admin password to a person (a console) instead of logging it. */
+  showGeneratedPassword?: (password: string) => void;
 }
 
-async function openCluster(config: PorticoConfig, logger: Logger): Promise<Cluster> {
+export async function openCluster(config: PorticoConfig, logger: Logger): Promise<Cluster> {
   if (config.cluster === 'embedded') {
     const cluster = await createEmbeddedCluster({ dataDir: config.dataDir, manifests: config.manifests, logger, kroStepMs: config.kroStepMs });
     // Let the simulated kro give the loaded RGDs their state before serving, so the catalog is never briefly
-    // Inactive after a start. Its timers are unref'd; hold the event loop open meanwhile.
+    // Inactive after a start; instances walk on while the server serves (readiness is not held for 20k of them).
+    // Its timers are unref'd; hold the event loop open meanwhile.
     const keepAlive = setInterval(() => {}, 1000);
-    await cluster.controller.settle().finally(() => clearInterval(keepAlive));
+    await cluster.controller.settleRgds().finally(() => clearInterval(keepAlive));
     return cluster;
   }
   return createKubernetesCluster({ inCluster: config.kubernetes.inCluster, logger });
@@ -80,21 +84,22 @@ export async function createPortico(opts: CreatePorticoOptions = {}): Promise<Po
     const projectInformer = createInformer(cluster, resources.project, { namespace: config.kubernetes.namespace, logger });
     const rgdInformer = createInformer(cluster, resources.rgd, { logger });
     opened.push(() => projectInformer.stop(), () => rgdInformer.stop());
-    const authz = createAuthorizer({ projects: projectInformer, serverAdmins, logger });
+    const authz = createAuthorizer({ projects: projectInformer, policyOf: projectPolicySource, serverAdmins, logger });
 
     // The catalog shows per-RGD instance counts and the instance index needs the catalog: bind late.
-    let instanceCounts: ((actor: Parameters<Portico['catalog']['count']>[0]) => Map<string, number>) | undefined;
+    let instanceCounts: ((actor: Parameters<Portico['catalog']['count']>[0]) => ReadonlyMap<string, number>) | undefined;
     const catalog = createCatalog({ rgds: rgdInformer, authz, logger, instanceCounts: (actor) => instanceCounts?.(actor) ?? new Map() });
 
     await Promise.all([projectInformer.start(), rgdInformer.start()]);
     await authz.ready();
 
     const identityProviders = oidcProviders.length ? createOidc({ providers: oidcProviders, config, kv, cluster, logger }) : undefined;
-    const auth = await createAuth({ config, cluster, kv, authz, logger, lockout: limits.lockout, identityProviders });
-    const projects = createProjects({ cluster, projects: projectInformer, authz, config, logger });
-    const access = createAccess({ authz, projects: projectInformer, config });
     const events = createEvents({ kv, logger });
     opened.push(() => events.close());
+    const auth = await createAuth({ config, cluster, kv, authz, logger, lockout: limits.lockout, identityProviders, bus: events, showGeneratedPassword: opts.showGeneratedPassword });
+    const projects = createProjects({ cluster, projects: projectInformer, authz, validateRoles, normalizeRoles, config, logger });
+    const access = createAccess({ authz, projects: projectInformer, config });
+    const secrets = createSecrets({ cluster, projects: projectInformer, authz, config });
     const instances = createInstances({ cluster, catalog, authz, projects: projectInformer, events, config, logger, createInformer });
     opened.push(() => instances.stop());
     instanceCounts = (actor) => instances.instanceCounts(actor);
@@ -122,6 +127,7 @@ export async function createPortico(opts: CreatePorticoOptions = {}): Promise<Po
       accounts: auth.accounts,
       catalog,
       projects,
+      secrets,
       access,
       instances,
       events,

@@ -25,6 +25,11 @@ export interface Authorizer {
   globalRoles(actor: Actor): string[];
   /** Projects in which the actor holds at least one role, sorted. */
   memberProjects(actor: Actor): string[];
+  /**
+   * Which instances of `project` the actor may `get`: `all` lets a list page and count from the project's
+   * maintained index, `some` means item-level rules (decide per instance with `can`), `none` nothing.
+   */
+  instanceReach(actor: Actor, project: string): 'all' | 'some' | 'none';
   /** Role names the actor holds in `project` (through user or group bindings), in the project's role order. */
   rolesIn(actor: Actor, project: string): string[];
   /** Resolves when the initial policy set is built. */
@@ -42,12 +47,21 @@ export interface AuthService {
   redeemTicket(ticket: string): Promise<Actor>;
   tokenExchange(input: api.TokenExchangeRequest, ctx: RequestContext): Promise<api.LoginResponse>;
   ssoProviders(): api.SsoProviders;
+  /** Form A of the sign-in options: one object per identity provider. */
+  ssoProviderList(): api.SsoProviderList;
   /** The identity provider URL to redirect the browser to. */
   oidcLogin(query: api.OidcLoginQuery, ctx: RequestContext): Promise<string>;
   /** Where to send the browser back to (`redirect?code=` or `?error=`). */
   oidcCallback(query: api.OidcCallbackQuery, ctx: RequestContext): Promise<string>;
   /** The `user` object of login responses, from current policy. */
   describe(actor: Actor): api.User;
+  /**
+   * Called, on every replica, after a logout, password change or account deletion anywhere, with a test for
+   * the sessions it cut off: open WebSockets of those sessions must be closed.
+   */
+  onSessionsRevoked(listener: (isRevoked: (actor: Actor) => boolean) => void): Disposable;
+  /** False when the session was revoked or expired since it was verified (a socket re-checks after a gap). */
+  sessionValid(actor: Actor): Promise<boolean>;
 }
 
 export interface AccountsService {
@@ -60,8 +74,23 @@ export interface AccountsService {
 export interface CatalogService {
   list(actor: Actor, query: api.RgdListQuery): api.RgdList;
   get(actor: Actor, name: string): api.RgdDetail;
+  /** The deploy form of an RGD (its FormSchema, built once per revision). */
+  formSchema(actor: Actor, name: string): api.RgdSchemaResponse;
+  /** The RGD's resources and the references between them. */
+  graph(actor: Actor, name: string): api.RgdGraph;
+  /** The changes this replica has seen to the RGD since it started, newest first. */
+  revisions(actor: Actor, name: string): api.RgdRevisionList;
   count(actor: Actor): api.CountResponse;
   filters(actor: Actor): api.RgdFilters;
+}
+
+/** §11.1: a project's Kubernetes Secrets; values only through `reveal`. */
+export interface SecretsService {
+  list(actor: Actor, project: string): Promise<api.SecretList>;
+  create(actor: Actor, project: string, input: api.CreateSecretRequest): Promise<api.SecretSummary>;
+  get(actor: Actor, params: api.SecretParams, query: api.SecretQuery): Promise<api.SecretDetail>;
+  update(actor: Actor, params: api.SecretParams, input: api.UpdateSecretRequest): Promise<api.SecretSummary>;
+  delete(actor: Actor, params: api.SecretParams): Promise<void>;
 }
 
 export interface ProjectsService {
@@ -108,16 +137,29 @@ export interface InstancesService {
   get(actor: Actor, key: InstanceKey): api.Instance;
   patch(actor: Actor, key: InstanceKey, input: api.PatchInstanceRequest): Promise<api.Instance>;
   delete(actor: Actor, key: InstanceKey): Promise<api.Instance>;
+  /** Kubernetes Events of the instance and its child resources, oldest first. */
+  events(actor: Actor, key: InstanceKey): Promise<api.InstanceEventList>;
+  /** The instance's recorded history (created, updates, status changes, deletion), oldest first. */
+  timeline(actor: Actor, key: InstanceKey): api.InstanceTimeline;
+  /** The resources kro manages for the instance, by `spec.resources` id. */
+  children(actor: Actor, key: InstanceKey): api.InstanceChildren;
 }
 
 /** A domain event before per-subscriber filtering; `object` is the RBAC object a receiver must be able to `get`. */
 export interface DomainEvent {
-  type: 'instance_update' | 'deploy_progress' | 'rgd_update' | 'counts_changed';
+  /** `session_revoked` travels between replicas only (auth/revocations.ts); it is never sent to clients as is. */
+  type: 'instance_update' | 'deploy_progress' | 'rgd_update' | 'counts_changed' | 'session_revoked' | 'resync';
   /** RBAC object for instance events; for rgd events the catalog decides visibility. */
   object?: string;
   project?: string;
   namespace?: string;
   name?: string;
+  /**
+   * The changed object's identity and version: receivers deliver the changes of one object in version order,
+   * each once (events/ordering.ts). Absent for events about no single object.
+   */
+  uid?: string;
+  resourceVersion?: string;
   data: unknown;
 }
 
@@ -137,6 +179,7 @@ export interface Portico {
   accounts: AccountsService;
   catalog: CatalogService;
   projects: ProjectsService;
+  secrets: SecretsService;
   access: AccessService;
   instances: InstancesService;
   events: EventsService;

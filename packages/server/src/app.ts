@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { randomUUID } from 'node:crypto';
 import polka, { type Middleware, type Request } from 'polka';
-import { routes, type RouteDef } from '@portico/api';
+import { enterpriseFamiliesOf, routes } from '@portico/api';
 import type { Portico } from '@portico/core';
 import { explorerRoutes } from './explorer/routes.js';
 import { handlers } from './handlers/index.js';
@@ -11,11 +11,16 @@ import { requestContext } from './http/context.js';
 import { enterpriseFamilyOf, ossEditionAnswer } from './http/editions.js';
 import { methodNotAllowed, routeNotFound, sendError } from './http/errors.js';
 import { authenticate } from './http/authenticate.js';
+import { trustedProxySet } from './http/client-ip.js';
+import { capConnectionsPerIp } from './http/connection-cap.js';
 import { rateLimitFor } from './http/rate-limit.js';
 import { requestState } from './http/request-state.js';
 import { routeHandler } from './http/route-handler.js';
-import { allowedMethods, compilePath, orderRoutes, toPolkaPath, type PathMatcher } from './http/route-paths.js';
+import { createRouter, mergeTables, type RouteTable, type RouterEntry } from './http/router.js';
 import { baseSecurityHeaders } from './http/security-headers.js';
+import { pluginPortico, pluginRouteTables, pluginsOperationHook, registerPluginRbacRows } from './plugins.js';
+import type { PorticoPlugin } from './plugin.js';
+import type { ServerMetrics } from './metrics/index.js';
 
 export interface UpgradeHandle {
   close(): Promise<void>;
@@ -24,7 +29,24 @@ export interface UpgradeHandle {
 export interface CreateServerOptions {
   /** Attaches the WebSocket endpoint to the HTTP server; its close() runs during shutdown. */
   upgrade?: (server: http.Server) => UpgradeHandle;
+  /** Records every request for `/metrics` (served on its own port, see metrics/listener.ts). */
+  metrics?: Pick<ServerMetrics, 'observe'>;
+  /**
+   * More route tables, served like the OSS one (the Enterprise edition's entry point): their rows are
+   * dispatched by the same router through the same pipeline, and a row marked `enterprise` that one of them
+   * gives a handler is served instead of answered by the edition gate.
+   */
+  routeTables?: readonly RouteTable[];
+  /**
+   * Edition plugins (the Enterprise module): their route tables are served like `routeTables`, an Enterprise
+   * family that their rows cover is served instead of answered by the edition gate, their readiness checks
+   * join `/readyz`, their operation hooks wrap every mutating route, their RBAC rows join the vocabulary.
+   */
+  plugins?: readonly PorticoPlugin[];
 }
+
+/** The OSS route table: the contract's rows and one handler per non-Enterprise row. */
+const ossRouteTable: RouteTable = { routes, handlers };
 
 export interface PorticoServer {
   server: http.Server;
@@ -33,12 +55,10 @@ export interface PorticoServer {
   close(): Promise<void>;
 }
 
-/** Every route of the table that is not an Enterprise family must have a handler, or start-up fails. */
-function assertHandlers(table: readonly RouteDef[]): void {
-  const missing = table.filter((r) => !r.enterprise && !handlers[r.id]).map((r) => r.id);
+/** Every route that is not an Enterprise family must have a handler, or start-up fails. */
+function assertHandlers(table: RouteTable): void {
+  const missing = table.routes.filter((r) => !r.enterprise && !table.handlers[r.id]).map((r) => r.id);
   if (missing.length > 0) throw new Error(`no handler for route(s): ${missing.join(', ')}`);
-  const ungated = table.filter((r) => r.enterprise && !enterpriseFamilyOf(r.path)).map((r) => r.id);
-  if (ungated.length > 0) throw new Error(`enterprise route(s) outside every enterprise family: ${ungated.join(', ')}`);
 }
 
 /** A malformed request never reaches a handler; it still gets the envelope and the security headers. */
@@ -48,7 +68,13 @@ function answerClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
     return;
   }
   const requestId = randomUUID();
-  const body = JSON.stringify({ code: 'BAD_REQUEST', message: 'malformed HTTP request', details: {}, requestId });
+  // Headers or body that did not arrive within the server's bounds (slow-client protection) are a 408.
+  const timedOut = error.code === 'ERR_HTTP_REQUEST_TIMEOUT';
+  const body = JSON.stringify(
+    timedOut
+      ? { code: 'REQUEST_TIMEOUT', message: 'the request did not arrive in time', details: {}, requestId }
+      : { code: 'BAD_REQUEST', message: 'malformed HTTP request', details: {}, requestId },
+  );
   const headers = {
     ...baseSecurityHeaders,
     'Content-Type': 'application/json; charset=utf-8',
@@ -57,24 +83,31 @@ function answerClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
     Connection: 'close',
   };
   const head = Object.entries(headers).map(([name, value]) => `${name}: ${value}`).join('\r\n');
-  socket.end(`HTTP/1.1 400 Bad Request\r\n${head}\r\n\r\n${body}`, () => socket.destroy());
+  socket.end(`HTTP/1.1 ${timedOut ? '408 Request Timeout' : '400 Bad Request'}\r\n${head}\r\n\r\n${body}`, () => socket.destroy());
 }
 
 /**
  * The HTTP face of a Portico: routes from the table of @portico/api, each mapped onto one domain call, and
  * the pipeline of contract §1 around them. Holds no business rule.
  */
-export function createServer(portico: Portico, opts: CreateServerOptions = {}): PorticoServer {
-  const table = routes as readonly RouteDef[];
+export function createServer(ossPortico: Portico, opts: CreateServerOptions = {}): PorticoServer {
+  const plugins = opts.plugins ?? [];
+  registerPluginRbacRows(plugins);
+  const portico = pluginPortico(ossPortico, plugins);
+  const onOperation = pluginsOperationHook(plugins);
+  const table = mergeTables([ossRouteTable, ...(opts.routeTables ?? []), ...pluginRouteTables(plugins)]);
   assertHandlers(table);
+  const served = table.routes.filter((r) => table.handlers[r.id]);
+  // §8: the families whose rows no table serves are answered by the edition gate; a family that a served row
+  // lies under (the Enterprise routes) is the plugin's, unknown paths in it get the ordinary 404/405.
+  const covers = (prefix: string) => served.some((r) => !r.enterprise && (r.path === prefix || r.path.startsWith(`${prefix}/`)));
+  const gated = enterpriseFamiliesOf(table.routes.filter((r) => !table.handlers[r.id])).filter((family) => !covers(family.prefix));
 
-  const matchers: PathMatcher[] = [];
-  const onNoMatch: Middleware = (req, res) => {
-    const { requestId, log } = requestState(req);
-    const allow = allowedMethods(matchers, req.path);
-    const error = allow.length > 0 ? methodNotAllowed(req.method, req.path, allow) : routeNotFound(req.path);
-    sendError(req, res, error, requestId, log);
-  };
+  const entries: RouterEntry[] = served.map((route) => ({ method: route.method, path: route.path, endpoint: routeHandler(portico, route, table.handlers[route.id]!, onOperation) }));
+  // An edition's explorer describes what it serves (openapi-enterprise.yaml), the OSS build's the OSS table.
+  if (portico.config.swaggerUi) entries.push(...explorerRoutes(plugins.find((p) => p.openApi)?.openApi));
+  const router = createRouter(entries);
+
   const onError = (error: unknown, req: Request, res: http.ServerResponse) => {
     let state: { requestId: string; log: Portico['logger'] };
     try {
@@ -84,12 +117,9 @@ export function createServer(portico: Portico, opts: CreateServerOptions = {}): 
     }
     sendError(req, res, error, state.requestId, state.log);
   };
-  const app = polka({ onNoMatch, onError });
 
-  // §8: every path under an Enterprise family, any method, any depth: authenticate, then the OSS answer.
-  app.use(async (req, res, next) => {
-    const family = enterpriseFamilyOf(req.path);
-    if (!family) return next();
+  /** Every path under a gated Enterprise family, any method, any depth: authenticate, then the OSS answer. */
+  const answerGated = async (req: Request, res: http.ServerResponse, family: NonNullable<ReturnType<typeof enterpriseFamilyOf>>) => {
     const { requestId, log, ip } = requestState(req);
     try {
       const actor = await authenticate(portico, req);
@@ -98,26 +128,41 @@ export function createServer(portico: Portico, opts: CreateServerOptions = {}): 
     } catch (error) {
       sendError(req, res, error, requestId, log);
     }
-  });
+  };
 
-  for (const route of orderRoutes(table.filter((r) => !r.enterprise))) {
-    const matcher = compilePath(route.method, route.path);
-    matchers.push(matcher);
-    app.add(route.method, toPolkaPath(route.path), routeHandler(portico, route, handlers[route.id], matcher) as Middleware);
-  }
-
-  if (portico.config.swaggerUi) {
-    for (const route of explorerRoutes()) {
-      matchers.push(compilePath(route.method, route.path));
-      app.add(route.method, route.polkaPath, route.handle as Middleware);
-    }
-  }
+  const dispatch: Middleware = (req, res) => {
+    const family = enterpriseFamilyOf(gated, req.path);
+    if (family) return void answerGated(req, res, family);
+    const hit = router.find(req.method ?? 'GET', req.path);
+    if (hit) return void hit.endpoint(req, res, hit.params);
+    const { requestId, log } = requestState(req);
+    const allow = router.allowed(req.path);
+    const error = allow.length > 0 ? methodNotAllowed(req.method, req.path, allow) : routeNotFound(req.path);
+    sendError(req, res, error, requestId, log);
+  };
+  // Polka holds no routes: it parses the request (path, query) and hands every request to the router here.
+  const app = polka({ onNoMatch: dispatch, onError });
 
   // The request context runs before polka routes: polka's `use` middleware only sees paths that start with
   // '/', so an absolute-form (`GET http://host/x`) or asterisk-form (`OPTIONS *`) target would otherwise skip
   // it and be answered without a request id or the security headers.
   const context = requestContext(portico);
-  const server = http.createServer((req, res) => context(req, res, () => void app.handler(req as Request, res, undefined as never)));
+  const metrics = opts.metrics;
+  // Slow clients: a request whose headers (or whole body) trickle in is cut off after these bounds instead of
+  // holding its connection for minutes; the check runs often enough for the bounds to mean what they say.
+  const { headersTimeoutMs, requestTimeoutMs, maxConnectionsPerIp } = portico.config.http;
+  const server = http.createServer(
+    {
+      headersTimeout: headersTimeoutMs,
+      requestTimeout: Math.max(requestTimeoutMs, headersTimeoutMs),
+      connectionsCheckingInterval: Math.min(1_000, headersTimeoutMs),
+    },
+    (req, res) => {
+      metrics?.observe(req, res);
+      context(req, res, () => void app.handler(req as Request, res, undefined as never));
+    },
+  );
+  capConnectionsPerIp(server, { limit: maxConnectionsPerIp, exempt: trustedProxySet(portico.config.trustedProxies) });
   server.on('clientError', answerClientError);
   const upgrade = opts.upgrade?.(server);
 

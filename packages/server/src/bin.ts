@@ -1,6 +1,10 @@
 #!/usr/bin/env node
-import { createLogger, createPortico, loadConfig, type Logger, type PorticoConfig } from '@portico/core';
+import { createPortico, loadConfig, type Logger, type PorticoConfig } from '@portico/core';
+import { runAdminCommand } from './admin-command.js';
 import { createServer, type CreateServerOptions } from './app.js';
+import { consoleLogger } from './console/logger.js';
+import { passwordBox } from './console/password-box.js';
+import { createServerMetrics, listenForMetrics, type MetricsListener } from './metrics/index.js';
 import { attachWebSocket } from './ws/index.js';
 
 /** Bad configuration stops start-up with one line naming the variable (contract §10). */
@@ -16,9 +20,14 @@ function configOrExit(): PorticoConfig {
 /** `0.0.0.0` and `::` are not addresses a browser can open. */
 const displayHost = (host: string) => (host === '0.0.0.0' || host === '::' || host === '' ? 'localhost' : host.includes(':') ? `[${host}]` : host);
 
+const urlOf = (host: string, port: number) => `http://${displayHost(host)}:${port}`;
+
 async function main(): Promise<void> {
   const config = configOrExit();
-  const logger: Logger = createLogger(config.logLevel);
+  const logger: Logger = consoleLogger(config);
+  if (process.argv[2] === 'admin') {
+    process.exit(await runAdminCommand(process.argv.slice(3), config, logger, urlOf(config.server.host, config.server.port)));
+  }
   // A stray rejection is a bug to log, not a reason to drop every connection; an uncaught exception leaves
   // state unknown, so that one ends the process.
   process.on('unhandledRejection', (reason) => logger.error({ err: reason }, 'unhandled rejection'));
@@ -27,22 +36,37 @@ async function main(): Promise<void> {
     process.exit(1);
   });
 
-  const portico = await createPortico({ config, logger });
+  // In development a generated admin password is shown in a box once the server listens, not in a log line.
+  let generatedPassword: string | undefined;
+  const showGeneratedPassword = config.profile === 'development' ? (password: string) => void (generatedPassword = password) : undefined;
+  const portico = await createPortico({ config, logger, showGeneratedPassword });
 
   // ─── WebSocket attach ─────────────────────────────────────────────────────────────────────────────────
   // The /ws endpoint plugs in here as `opts.upgrade`: it attaches to the HTTP server and returns
   // `{ close(): Promise<void> }`, which `app.close()` calls during shutdown.
-  const upgrade: CreateServerOptions['upgrade'] = (server) => attachWebSocket(server, portico);
+  const metrics = createServerMetrics(portico);
+  const upgrade: CreateServerOptions['upgrade'] = (server) => {
+    const sockets = attachWebSocket(server, portico, { onEventSent: metrics.eventSent });
+    metrics.countConnectionsWith(sockets.connectionCount);
+    return sockets;
+  };
   // ──────────────────────────────────────────────────────────────────────────────────────────────────────
 
-  const app = createServer(portico, { upgrade });
+  const app = createServer(portico, { upgrade, metrics });
   const address = await app.listen(config.server.host, config.server.port).catch(async (error: unknown) => {
     await portico.stop().catch(() => {});
     throw error;
   });
-  const url = `http://${displayHost(address.address)}:${address.port}`;
+  const url = urlOf(address.address, address.port);
   logger.info({ url, profile: config.profile }, `Portico listening on ${url}`);
+  let metricsListener: MetricsListener | undefined;
+  if (config.metrics) {
+    metricsListener = await listenForMetrics(metrics, config.metrics.host, config.metrics.port);
+    logger.info({ port: metricsListener.address.port }, `Prometheus metrics at http://${displayHost(metricsListener.address.address)}:${metricsListener.address.port}/metrics`);
+  }
   if (config.swaggerUi) logger.info({ url: `http://localhost:${address.port}/swagger/` }, `API explorer at http://localhost:${address.port}/swagger/`);
+
+  if (generatedPassword) process.stdout.write(passwordBox(generatedPassword, url));
 
   let stopping = false;
   const shutdown = async (signal: NodeJS.Signals) => {
@@ -52,6 +76,7 @@ async function main(): Promise<void> {
     try {
       // Stops accepting, waits for in-flight requests (up to shutdownTimeoutMs), closes WebSockets.
       await app.close();
+      await metricsListener?.close();
       await portico.stop();
       logger.info('stopped');
     } catch (error) {

@@ -41,8 +41,19 @@ function tidy(value: unknown): unknown {
   return out;
 }
 
+/**
+ * A schema may state how it reads in the document (`.meta({openapi: {...}})`): a query number that accepts a
+ * decimal string or a number is, to a reader, just an integer.
+ */
+const documented: NonNullable<Parameters<typeof z.toJSONSchema>[1]>['override'] = (ctx) => {
+  const stated = (z.globalRegistry.get(ctx.zodSchema) as { openapi?: Json } | undefined)?.openapi;
+  if (!stated) return;
+  for (const key of Object.keys(ctx.jsonSchema)) delete (ctx.jsonSchema as Json)[key];
+  Object.assign(ctx.jsonSchema, stated);
+};
+
 function inputSchema(schema: z.ZodType): Json {
-  return tidy(z.toJSONSchema(schema, { target, io: 'input', unrepresentable: 'any' })) as Json;
+  return tidy(z.toJSONSchema(schema, { target, io: 'input', unrepresentable: 'any', override: documented })) as Json;
 }
 
 function outputSchema(schema: z.ZodType, names: Map<z.ZodType, string>): Json {
@@ -187,22 +198,36 @@ function operationOf(route: RouteDef, names: Map<z.ZodType, string>): Json {
   };
 }
 
-export function buildOpenApi(): Json {
+const ossInfo = {
+  title: 'Portico API',
+  description:
+    'Self-service platform API for Kubernetes teams: a catalog of kro ResourceGraphDefinitions, projects with policy-based RBAC and instances. Every error is the JSON envelope `{code, message, details, requestId}`.',
+};
+
+/**
+ * The rows an edition serves: the OSS table, with the OSS placeholder rows of §8 dropped where a plugin's rows
+ * serve that family (the Enterprise document describes the real routes, not the 402).
+ */
+export function servedRows(extra: readonly RouteDef[]): RouteDef[] {
+  const covered = (placeholder: RouteDef) => {
+    const prefix = placeholder.path.split('/{')[0]!.replace(/\/+$/, '');
+    return extra.some((r) => r.path === prefix || r.path.startsWith(`${prefix}/`));
+  };
+  return [...(routes as readonly RouteDef[]).filter((r) => !r.enterprise || !covered(r)), ...extra];
+}
+
+/** The OpenAPI document of a route table: the OSS one by default, an edition's with its rows and title. */
+export function buildOpenApi(table: readonly RouteDef[] = routes as readonly RouteDef[], info: { title: string; description: string } = ossInfo): Json {
   const names = namedSchemas();
   const paths: Record<string, Record<string, Json>> = {};
-  for (const route of routes as readonly RouteDef[]) {
+  for (const route of table) {
     paths[route.path] ??= {};
     paths[route.path][route.method.toLowerCase()] = operationOf(route, names);
   }
-  const tags = [...new Set((routes as readonly RouteDef[]).map((r) => r.tag))].map((name) => ({ name }));
+  const tags = [...new Set(table.map((r) => r.tag))].map((name) => ({ name }));
   return {
     openapi: '3.0.3',
-    info: {
-      title: 'Portico API',
-      version: 'v1',
-      description:
-        'Self-service platform API for Kubernetes teams: a catalog of kro ResourceGraphDefinitions, projects with policy-based RBAC and instances. Every error is the JSON envelope `{code, message, details, requestId}`.',
-    },
+    info: { title: info.title, version: 'v1', description: info.description },
     servers: [{ url: '/' }],
     tags,
     paths,

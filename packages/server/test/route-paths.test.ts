@@ -1,10 +1,40 @@
 import { routes, type RouteDef } from '@portico/api';
 import { describe, expect, it } from 'vitest';
-import { allowedMethods, compilePath, orderRoutes, toPolkaPath } from '../src/http/route-paths.js';
+import { allowedMethods, compilePath, orderRoutes } from '../src/http/route-paths.js';
+import { createRouter } from '../src/http/router.js';
 
 describe('route paths', () => {
-  it('turns {param} into :param', () => {
-    expect(toPolkaPath('/api/v1/namespaces/{namespace}/instances/{kind}/{name}')).toBe('/api/v1/namespaces/:namespace/instances/:kind/:name');
+  it('the router finds the static route before a parameter one, answers HEAD as GET and lists Allow', () => {
+    const endpoint = (name: string) => () => name;
+    const router = createRouter([
+      { method: 'GET', path: '/api/v1/rgds/{name}', endpoint: endpoint('getRgd') },
+      { method: 'GET', path: '/api/v1/rgds/count', endpoint: endpoint('countRgds') },
+      { method: 'DELETE', path: '/api/v1/rgds/{name}', endpoint: endpoint('deleteRgd') },
+    ]);
+    const run = (method: string, path: string) => {
+      const hit = router.find(method, path);
+      return hit && { route: hit.endpoint(undefined as never, undefined as never, hit.params), params: hit.params };
+    };
+    expect(run('GET', '/api/v1/rgds/count')).toEqual({ route: 'countRgds', params: {} });
+    expect(run('HEAD', '/api/v1/rgds/web%20app')).toEqual({ route: 'getRgd', params: { name: 'web%20app' } });
+    expect(router.find('POST', '/api/v1/rgds/x')).toBeUndefined();
+    expect(router.allowed('/api/v1/rgds/x')).toEqual(['GET', 'DELETE']);
+  });
+
+  it('a static path is never a parameter of another method: POST /instances/count is 405, not a kind "count"', () => {
+    const router = createRouter(
+      (routes as readonly RouteDef[]).map((r) => ({ method: r.method, path: r.path, endpoint: () => r.id })),
+    );
+    const idOf = (method: string, path: string) => router.find(method, path)?.endpoint(undefined as never, undefined as never, {});
+    expect(idOf('GET', '/api/v1/instances/count')).toBe('countInstances');
+    expect(idOf('POST', '/api/v1/instances/count')).toBeUndefined();
+    expect(router.allowed('/api/v1/instances/count')).toEqual(['GET']);
+    expect(idOf('POST', '/api/v1/instances/TenantNamespace')).toBe('createClusterInstanceAlias');
+    expect(idOf('GET', '/api/v1/instances/TenantNamespace/t1')).toBe('getClusterInstanceAlias');
+    expect(idOf('GET', '/api/v1/instances/_/TenantNamespace/t1/events')).toBe('clusterInstanceEvents');
+    // `_/{kind}` is a create path: other methods are 405 there, not a read of an instance named after the kind
+    expect(idOf('GET', '/api/v1/instances/_/TenantNamespace')).toBeUndefined();
+    expect(router.allowed('/api/v1/instances/_/TenantNamespace')).toEqual(['POST']);
   });
 
   it('orders static segments before parameters where they collide, whatever the table order', () => {

@@ -2,10 +2,11 @@ import type { Command } from 'commander';
 import type { App } from '../app.js';
 import { print } from '../output/render.js';
 import { renderDetails } from '../output/table.js';
+import { registerAccountManagement } from './account-manage.js';
 import { formatOf, list, tableOptions, withOutput } from './shared.js';
 
 export function registerAccount(program: Command, app: App): void {
-  const account = program.command('account').description('who you are signed in as');
+  const account = program.command('account').description('who you are signed in as, your password, local accounts');
 
   withOutput(account.command('info').description('your identity, groups, roles and session')).action(async (opts: { output?: string }, cmd: Command) => {
     const { client } = await app.session(cmd);
@@ -29,4 +30,6 @@ export function registerAccount(program: Command, app: App): void {
       ),
     );
   });
+
+  registerAccountManagement(account, app);
 }

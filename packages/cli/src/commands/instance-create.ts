@@ -9,7 +9,7 @@ import { askChoice, askConfirm, askText, need } from '../prompts.js';
 import { missingRequired, type FieldRow, type JsonSchemaNode } from '../schema-fields.js';
 import { applySets, parseScalar, readValuesFile, setPath, type Values } from '../values.js';
 import { waitForHealthy } from '../wait.js';
-import { collect, needProject } from './shared.js';
+import { needProject, withSetOptions } from './shared.js';
 
 interface CreateOptions {
   project?: string;
@@ -70,15 +70,15 @@ async function collectValues(io: Io, schema: JsonSchemaNode, opts: CreateOptions
 }
 
 export function registerInstanceCreate(instance: Command, app: App): void {
-  instance
-    .command('create')
-    .description('create an instance of a catalog kind')
-    .argument('<kind>', 'the kind, e.g. Postgres (see portico rgd list)')
-    .argument('<name>', 'instance name')
-    .option('-p, --project <project>', 'project the instance belongs to')
-    .option('-n, --namespace <namespace>', 'namespace (namespaced kinds)')
-    .option('--set <path=value>', 'a value, typed (numbers, true/false, null, JSON); a.b=1 nests; repeatable', collect)
-    .option('--set-string <path=value>', 'a value kept as a string; repeatable', collect)
+  withSetOptions(
+    instance
+      .command('create')
+      .description('create an instance of a catalog kind')
+      .argument('<kind>', 'the kind, e.g. Postgres (see portico rgd list)')
+      .argument('<name>', 'instance name')
+      .option('-p, --project <project>', 'project the instance belongs to')
+      .option('-n, --namespace <namespace>', 'namespace (namespaced kinds)'),
+  )
     .option('-f, --file <values.yaml>', 'values from a YAML or JSON file (--set wins)')
     .addOption(new Option('--mode <mode>', 'deployment mode').choices(['direct', 'gitops', 'hybrid']))
     .option('--wait', 'wait until the instance is Healthy (exit 0) or Unhealthy/Degraded (exit 4)')

@@ -8,18 +8,24 @@ import { palette, statusColor } from '../output/color.js';
 import { age, print } from '../output/render.js';
 import { renderDetails, renderTable } from '../output/table.js';
 import { waitForDeletion } from '../wait.js';
+import { changeLine, followEvents, rowsOnly, withWatch } from './follow.js';
 import { registerInstanceCreate } from './instance-create.js';
+import { registerInstanceEdit } from './instance-edit.js';
+import { registerInstanceHistory } from './instance-history.js';
 import { formatOf, list, tableOptions, withOutput } from './shared.js';
 
 interface ListOptions {
   output?: string;
+  watch?: boolean;
   project?: string;
   namespace?: string;
   kind?: string;
   health?: Health;
 }
 
-function instanceTable(app: App, items: Instance[]): string {
+export const instanceName = (i: Pick<Instance, 'kind' | 'name'>) => `${i.kind}/${i.name}`;
+
+function instanceTable(app: App, items: Instance[], wide = false): string {
   return renderTable(
     [
       { header: 'name', value: (i) => i.name },
@@ -29,9 +35,12 @@ function instanceTable(app: App, items: Instance[]): string {
       { header: 'health', value: (i) => i.health, style: (t, p) => statusColor(p, t) },
       { header: 'mode', value: (i) => i.deploymentMode },
       { header: 'age', value: (i) => age(i.createdAt) },
+      { header: 'rgd', value: (i) => i.rgdName, wide: true },
+      { header: 'state', value: (i) => i.status.state || '-', wide: true },
+      { header: 'created by', value: (i) => i.createdBy, wide: true },
     ],
     items,
-    tableOptions(app.io),
+    tableOptions(app.io, wide),
   );
 }
 
@@ -96,8 +105,10 @@ export function registerInstance(program: Command, app: App): void {
   const instance = program.command('instance').description('instances of catalog kinds');
 
   registerInstanceCreate(instance, app);
+  registerInstanceEdit(instance, app);
+  registerInstanceHistory(instance, app);
 
-  withOutput(instance.command('list').description('instances you may see'))
+  withWatch(withOutput(instance.command('list').description('instances you may see')))
     .option('-p, --project <project>', 'only this project')
     .option('-n, --namespace <namespace>', 'only this namespace')
     .option('--kind <kind>', 'only this kind')
@@ -107,9 +118,18 @@ export function registerInstance(program: Command, app: App): void {
       const items: Instance[] = [];
       const filter = { project: opts.project, namespace: opts.namespace, kind: opts.kind, health: opts.health, pageSize: 500 };
       for await (const i of client.instances.all(filter)) items.push(i);
-      print(app.io, formatOf(opts), { items, totalCount: items.length }, () =>
-        items.length ? instanceTable(app, items) : 'No instances found.\n',
-      );
+      const format = formatOf(opts);
+      print(app.io, format, { items, totalCount: items.length }, {
+        table: (wide) => (items.length ? instanceTable(app, items, wide) : 'No instances found.\n'),
+        names: () => items.map(instanceName),
+      });
+      if (!opts.watch) return;
+      const matches = (i: Instance) => (!opts.kind || i.kind === opts.kind) && (!opts.health || i.health === opts.health);
+      await followEvents(app, client, { resourceType: 'instances', project: opts.project, namespace: opts.namespace }, (m) => {
+        if (m.type !== 'instance_update' || !matches(m.data.instance)) return;
+        const i = m.data.instance;
+        app.io.out(changeLine(format, m, i, () => rowsOnly(instanceTable(app, [i], format === 'wide')), () => instanceName(i)));
+      });
     });
 
   withOutput(
@@ -122,7 +142,7 @@ export function registerInstance(program: Command, app: App): void {
   ).action(async (kind: string, name: string, opts: { output?: string; namespace?: string }, cmd: Command) => {
     const { client } = await app.session(cmd);
     const i = await client.instances.get(await resolveInstanceRef(client, kind, name, opts.namespace));
-    print(app.io, formatOf(opts), i, () => instanceDetails(app, i));
+    print(app.io, formatOf(opts), i, { table: () => instanceDetails(app, i), names: () => [instanceName(i)] });
   });
 
   instance
@@ -151,36 +171,9 @@ export function registerInstance(program: Command, app: App): void {
     .addOption(new Option('-o, --output <format>', 'output format: one line per event, or one JSON object per line').choices(['table', 'json']).default('table'))
     .action(async (opts: { project?: string; namespace?: string; output: string }, cmd: Command) => {
       const { client } = await app.session(cmd);
-      const stop = new AbortController();
-      const onSignal = () => stop.abort();
-      process.once('SIGINT', onSignal);
-      process.once('SIGTERM', onSignal);
-      let fatal: Error | undefined;
-      const sub = client.events.subscribe(
-        { resourceType: 'instances', project: opts.project, namespace: opts.namespace },
-        {
-          signal: stop.signal,
-          onError: (e) => {
-            if ('status' in e && (e.status === 401 || e.status === 403)) fatal = e;
-            else app.io.err(`warning: ${e.message}\n`);
-          },
-        },
-      );
-      try {
-        for await (const m of sub) {
-          if (opts.output === 'json') {
-            if (m.type !== 'subscribed' && m.type !== 'pong') app.io.out(`${JSON.stringify(m)}\n`);
-          } else {
-            const line = eventLine(m);
-            if (line) app.io.out(`${line}\n`);
-          }
-        }
-      } catch (e) {
-        fatal = e as Error;
-      } finally {
-        process.off('SIGINT', onSignal);
-        process.off('SIGTERM', onSignal);
-      }
-      if (fatal) throw fatal;
+      await followEvents(app, client, { resourceType: 'instances', project: opts.project, namespace: opts.namespace }, (m) => {
+        const line = opts.output === 'json' ? JSON.stringify(m) : eventLine(m);
+        if (line) app.io.out(`${line}\n`);
+      });
     });
 }

@@ -2,7 +2,7 @@ import { loginLocal, loginSso, type PorticoClient } from '@portico/client';
 import type { Command } from 'commander';
 import { normalizeServer, type App, type GlobalOptions } from '../app.js';
 import { openBrowser } from '../browser.js';
-import { configPath, contextNameFor, currentContext, loadConfig, saveConfig, upsertContext } from '../config.js';
+import { configPath, contextNameForLogin, currentContext, loadConfig, saveConfig, upsertContext } from '../config.js';
 import { usageError } from '../exit-codes.js';
 import { readAll } from '../io.js';
 import { askPassword, askText, need } from '../prompts.js';
@@ -59,8 +59,10 @@ export function registerLogin(program: Command, app: App): void {
         session = await loginLocal(server, username, password, transport);
       }
 
-      const name = opts.context || config.contexts.find((c) => c.server === server)?.name || contextNameFor(server);
-      const user = session.user.email || session.user.id;
+      // Known by e-mail, except local accounts whose only address is the contract's `<username>@local`.
+      const { email, id } = session.user;
+      const user = email && email !== `${id}@local` ? email : id;
+      const name = opts.context || contextNameForLogin(config, server, user);
       const updated = upsertContext(config, { name, server, token: session.token, user, expiresAt: session.expiresAt });
       await saveConfig(path, { ...updated, currentContext: name });
       io.out(`Logged in to ${server} as ${user} (context "${name}", session until ${session.expiresAt})\n`);

@@ -4,6 +4,7 @@ import { errorLine, exitCodeFor, CliError, usageError } from '../exit-codes.js';
 import { print } from '../output/render.js';
 import { renderTable } from '../output/table.js';
 import { askText, need } from '../prompts.js';
+import { registerProjectRoleManagement } from './project-role-manage.js';
 import { formatOf, needProject, needRole, tableOptions, withOutput } from './shared.js';
 
 interface SubjectOptions {
@@ -100,4 +101,6 @@ export function registerProjectRole(project: Command, app: App): void {
       }
       app.io.out(`user "${opts.user}" moved from role "${opts.from}" to "${opts.to}" in project "${p}"\n`);
     });
+
+  registerProjectRoleManagement(role, app);
 }

@@ -4,7 +4,10 @@ import type { App } from '../app.js';
 import { age, print } from '../output/render.js';
 import { renderDetails, renderTable } from '../output/table.js';
 import { registerProjectRole } from './project-role.js';
+import { registerProjectUpdate } from './project-update.js';
 import { collect, formatOf, list, needProject, tableOptions, withOutput } from './shared.js';
+
+export const projectName = (p: Pick<Project, 'name'>) => `project/${p.name}`;
 
 const destinations = (p: Project) => list(p.destinations.map((d) => d.namespace));
 
@@ -43,28 +46,32 @@ export function registerProject(program: Command, app: App): void {
   withOutput(project.command('list').description('projects you may see')).action(async (opts: { output?: string }, cmd: Command) => {
     const { client } = await app.session(cmd);
     const res = await client.projects.list();
-    print(app.io, formatOf(opts), res, () =>
-      res.items.length
-        ? renderTable(
-            [
-              { header: 'name', value: (p) => p.name },
-              { header: 'destinations', value: destinations },
-              { header: 'roles', value: (p) => list(p.roles.map((r) => r.name)) },
-              { header: 'age', value: (p) => age(p.createdAt) },
-              { header: 'description', value: (p) => p.description },
-            ],
-            res.items,
-            tableOptions(app.io),
-          )
-        : 'No projects found.\n',
-    );
+    print(app.io, formatOf(opts), res, {
+      table: (wide) =>
+        res.items.length
+          ? renderTable(
+              [
+                { header: 'name', value: (p) => p.name },
+                { header: 'destinations', value: destinations },
+                { header: 'roles', value: (p) => list(p.roles.map((r) => r.name)) },
+                { header: 'age', value: (p) => age(p.createdAt) },
+                { header: 'description', value: (p) => p.description },
+                { header: 'created by', value: (p) => p.createdBy, wide: true },
+                { header: 'members', value: (p) => String(new Set(p.roles.flatMap((r) => [...r.users, ...r.groups.map((g) => `group:${g}`)])).size), wide: true },
+              ],
+              res.items,
+              tableOptions(app.io, wide),
+            )
+          : 'No projects found.\n',
+      names: () => res.items.map(projectName),
+    });
   });
 
   withOutput(project.command('get').description('one project with its roles').argument('[name]', 'project name')).action(
     async (name: string | undefined, opts: { output?: string }, cmd: Command) => {
       const { client } = await app.session(cmd);
       const p = await client.projects.get(await needProject(app.io, client, name, 'NAME argument'));
-      print(app.io, formatOf(opts), p, () => projectDetails(app, p));
+      print(app.io, formatOf(opts), p, { table: () => projectDetails(app, p), names: () => [projectName(p)] });
     },
   );
 
@@ -107,5 +114,6 @@ export function registerProject(program: Command, app: App): void {
     },
   );
 
+  registerProjectUpdate(project, app);
   registerProjectRole(project, app);
 }

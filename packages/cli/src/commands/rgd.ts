@@ -7,10 +7,13 @@ import { statusColor } from '../output/color.js';
 import { print } from '../output/render.js';
 import { renderDetails, renderTable } from '../output/table.js';
 import { schemaFields, type JsonSchemaNode } from '../schema-fields.js';
+import { changeLine, followEvents, rowsOnly, withWatch } from './follow.js';
+import { registerRgdViews } from './rgd-views.js';
 import { formatOf, list, tableOptions, withOutput } from './shared.js';
 
 interface RgdListOptions {
   output?: string;
+  watch?: boolean;
   category?: string;
   search?: string;
   extendsKind?: string;
@@ -25,7 +28,9 @@ const positiveInt = (flag: string, text: string | undefined) => {
   return Number(text);
 };
 
-export function rgdTable(app: App, items: Rgd[]): string {
+const rgdName = (r: Pick<Rgd, 'name'>) => `rgd/${r.name}`;
+
+export function rgdTable(app: App, items: Rgd[], wide = false): string {
   return renderTable(
     [
       { header: 'name', value: (r) => r.name },
@@ -35,9 +40,13 @@ export function rgdTable(app: App, items: Rgd[]): string {
       { header: 'instances', value: (r) => String(r.instances) },
       { header: 'tags', value: (r) => r.tags.join(',') },
       { header: 'description', value: (r) => r.description || r.title },
+      { header: 'api version', value: (r) => r.apiVersion, wide: true },
+      { header: 'scope', value: (r) => (r.isClusterScoped ? 'Cluster' : 'Namespaced'), wide: true },
+      { header: 'modes', value: (r) => r.allowedDeploymentModes.join(','), wide: true },
+      { header: 'extends', value: (r) => r.extendsKinds.join(',') || '-', wide: true },
     ],
     items,
-    tableOptions(app.io),
+    tableOptions(app.io, wide),
   );
 }
 
@@ -82,7 +91,7 @@ export function rgdDetails(app: App, rgd: RgdDetail): string {
 export function registerRgd(program: Command, app: App): void {
   const rgd = program.command('rgd').description('the catalog of ResourceGraphDefinitions');
 
-  withOutput(rgd.command('list').description('list catalog RGDs you may see'))
+  withWatch(withOutput(rgd.command('list').description('list catalog RGDs you may see')))
     .option('--category <category>', 'only this category')
     .option('--search <text>', 'name, title or description contains')
     .option('--extends-kind <kind>', 'only RGDs extending this kind')
@@ -96,24 +105,44 @@ export function registerRgd(program: Command, app: App): void {
       const pageSize = positiveInt('--page-size', opts.pageSize);
       if (page !== undefined || pageSize !== undefined) {
         const res = await client.rgds.list({ ...filter, page, pageSize });
-        print(app.io, formatOf(opts), res, () => {
-          const pages = Math.max(1, Math.ceil(res.totalCount / res.pageSize));
-          return `${rgdTable(app, res.items)}\nPage ${res.page} of ${pages} (${res.totalCount} in total)\n`;
+        if (opts.watch) throw usageError('--watch follows the whole list: drop --page and --page-size');
+        print(app.io, formatOf(opts), res, {
+          table: (wide) => {
+            const pages = Math.max(1, Math.ceil(res.totalCount / res.pageSize));
+            return `${rgdTable(app, res.items, wide)}\nPage ${res.page} of ${pages} (${res.totalCount} in total)\n`;
+          },
+          names: () => res.items.map(rgdName),
         });
         return;
       }
       const items: Rgd[] = [];
       for await (const item of client.rgds.all({ ...filter, pageSize: 500 })) items.push(item);
-      print(app.io, formatOf(opts), { items, totalCount: items.length }, () =>
-        items.length ? rgdTable(app, items) : 'No RGDs found.\n',
-      );
+      const format = formatOf(opts);
+      print(app.io, format, { items, totalCount: items.length }, {
+        table: (wide) => (items.length ? rgdTable(app, items, wide) : 'No RGDs found.\n'),
+        names: () => items.map(rgdName),
+      });
+      if (!opts.watch) return;
+      // The server filters events by what the caller may see; the list's own filters are applied here.
+      const wanted = (r: Rgd) =>
+        (!opts.category || r.category === opts.category) &&
+        (!opts.extendsKind || r.extendsKinds.includes(opts.extendsKind)) &&
+        (!opts.tags || opts.tags.split(',').every((t) => r.tags.includes(t.trim()))) &&
+        (!opts.search || [r.name, r.title, r.description].some((t) => t.toLowerCase().includes(opts.search!.toLowerCase())));
+      await followEvents(app, client, { resourceType: 'rgds' }, (m) => {
+        if (m.type !== 'rgd_update' || !wanted(m.data.rgd)) return;
+        const r = m.data.rgd;
+        app.io.out(changeLine(format, m, r, () => rowsOnly(rgdTable(app, [r], format === 'wide')), () => rgdName(r)));
+      });
     });
 
   withOutput(rgd.command('get').description('an RGD with its values schema').argument('<name>', 'RGD name')).action(
     async (name: string, opts: { output?: string }, cmd: Command) => {
       const { client } = await app.session(cmd);
       const detail = await client.rgds.get(name);
-      print(app.io, formatOf(opts), detail, () => rgdDetails(app, detail));
+      print(app.io, formatOf(opts), detail, { table: () => rgdDetails(app, detail), names: () => [rgdName(detail)] });
     },
   );
+
+  registerRgdViews(rgd, app);
 }

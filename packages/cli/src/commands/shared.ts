@@ -5,16 +5,22 @@ import { outputFormat, outputFormats, type OutputFormat } from '../output/render
 import type { TableOptions } from '../output/table.js';
 import { askChoice, askText, need } from '../prompts.js';
 
-/** `-o table|json|yaml` on a read command. */
+/** `-o table|wide|json|yaml|name|jsonpath=…` on a read command. */
 export const withOutput = (cmd: Command) =>
-  cmd.addOption(new Option('-o, --output <format>', 'output format').choices([...outputFormats]).default('table'));
+  cmd.addOption(new Option('-o, --output <format>', `output format: ${outputFormats.join(', ')}`).default('table').argParser((v) => outputFormat(v)));
 
 export const formatOf = (opts: { output?: string }): OutputFormat => outputFormat(opts.output);
 
-export const tableOptions = (io: Io): TableOptions => ({ width: io.columns, color: io.color });
+export const tableOptions = (io: Io, wide = false): TableOptions => ({ width: wide ? undefined : io.columns, color: io.color, wide });
 
 /** Repeatable options (`--destination a --destination b`). */
 export const collect = (value: string, previous: string[] = []) => [...previous, value];
+
+/** `--set`, `--set-string` (read with values.ts's applySets) on the commands that take instance values. */
+export const withSetOptions = (cmd: Command) =>
+  cmd
+    .option('--set <path=value>', 'a value, typed (numbers, true/false, null, JSON); a.b=1 nests; repeatable', collect)
+    .option('--set-string <path=value>', 'a value kept as a string; repeatable', collect);
 
 export const list = (items: readonly string[] | undefined) => (items && items.length ? items.join(', ') : '-');
 

@@ -5,12 +5,16 @@ export interface Column<Row> {
   value: (row: Row) => string;
   /** Colours a (possibly truncated) cell; applied after measuring so widths stay right. */
   style?: (text: string, p: Palette) => string;
+  /** Shown only with `-o wide`. */
+  wide?: boolean;
 }
 
 export interface TableOptions {
   /** Terminal width; undefined means no limit. */
   width?: number;
   color?: boolean;
+  /** Include the `wide` columns. */
+  wide?: boolean;
 }
 
 const GAP = '   ';
@@ -46,7 +50,8 @@ export function fitWidths(natural: number[], available: number, minimum: number[
 }
 
 /** A kubectl-style table: upper-case headers, columns separated by three spaces, sized to the terminal. */
-export function renderTable<Row>(columns: Column<Row>[], rows: Row[], options: TableOptions = {}): string {
+export function renderTable<Row>(allColumns: Column<Row>[], rows: Row[], options: TableOptions = {}): string {
+  const columns = options.wide ? allColumns : allColumns.filter((c) => !c.wide);
   const p = palette(options.color === true);
   const clean = (s: string) => s.replace(/[\r\n\t]+/g, ' ');
   const cells = rows.map((row) => columns.map((c) => clean(c.value(row) ?? '')));

@@ -26,15 +26,15 @@ export interface AccountApi {
 }
 
 export const accountsApi = (call: Transport): AccountsApi => ({
-  list: (opts) => call<AccountList>('listAccounts', {}, opts),
-  create: (input, opts) => call<Account>('createAccount', { body: { groups: [], ...input } }, opts),
-  delete: (username, opts) => call<void>('deleteAccount', { params: { username } }, opts),
-  changePassword: (input, opts) => call<MessageResponse>('changePassword', { body: input }, opts),
+  list: (opts) => call('listAccounts', {}, opts),
+  create: (input, opts) => call('createAccount', { body: { groups: [], ...input } }, opts),
+  delete: (username, opts) => call('deleteAccount', { params: { username } }, opts),
+  changePassword: (input, opts) => call('changePassword', { body: input }, opts),
 });
 
 export const accountApi = (call: Transport): AccountApi => ({
-  info: (opts) => call<AccountInfo>('getAccountInfo', {}, opts),
+  info: (opts) => call('getAccountInfo', {}, opts),
   canI: async (resource, action, object, opts) =>
-    (await call<CanIValue>('canI', { params: { resource, action, object } }, opts)).value === 'yes',
-  canISummary: (opts) => call<CanISummary>('canISummary', {}, opts),
+    (await call('canI', { params: { resource, action, object } }, opts)).value === 'yes',
+  canISummary: (opts) => call('canISummary', {}, opts),
 });

@@ -1,4 +1,4 @@
-import type { LoginResponse, MessageResponse, SsoProviders, WsTicket } from '@portico/api';
+import type { LoginResponse, MessageResponse, SsoProviderList, SsoProviders, WsTicket } from '@portico/api';
 import type { CallOptions } from '../options.js';
 import { buildQuery, trimBase } from '../paths.js';
 import type { Transport } from '../transport.js';
@@ -10,8 +10,10 @@ export interface AuthApi {
   logout(opts?: CallOptions): Promise<MessageResponse>;
   /** `POST /api/v1/auth/token-exchange`: the one-time code of an SSO sign-in → a session token. */
   tokenExchange(code: string, opts?: CallOptions): Promise<LoginResponse>;
-  /** `GET /api/v1/settings/sso/providers`. */
+  /** `GET /api/v1/auth/oidc/providers`: the sign-in options (provider names, login URLs, local login). */
   providers(opts?: CallOptions): Promise<SsoProviders>;
+  /** `GET /api/v1/settings/sso/providers`: one object per identity provider, with its public client facts. */
+  providerList(opts?: CallOptions): Promise<SsoProviderList>;
   /** `POST /api/v1/ws/ticket`: a single-use WebSocket ticket. */
   wsTicket(opts?: CallOptions): Promise<WsTicket>;
   /** Where a browser starts an SSO sign-in (`GET /api/v1/auth/oidc/login`); no request is made. */
@@ -19,10 +21,11 @@ export interface AuthApi {
 }
 
 export const authApi = (call: Transport, baseUrl: string): AuthApi => ({
-  login: (credentials, opts) => call<LoginResponse>('localLogin', { body: credentials }, opts),
-  logout: (opts) => call<MessageResponse>('logout', {}, opts),
-  tokenExchange: (code, opts) => call<LoginResponse>('tokenExchange', { body: { code } }, opts),
-  providers: (opts) => call<SsoProviders>('ssoProviders', {}, opts),
-  wsTicket: (opts) => call<WsTicket>('wsTicket', {}, opts),
+  login: (credentials, opts) => call('localLogin', { body: credentials }, opts),
+  logout: (opts) => call('logout', {}, opts),
+  tokenExchange: (code, opts) => call('tokenExchange', { body: { code } }, opts),
+  providers: (opts) => call('oidcProviders', {}, opts),
+  providerList: (opts) => call('ssoProviders', {}, opts),
+  wsTicket: (opts) => call('wsTicket', {}, opts),
   oidcLoginUrl: (query = {}) => `${trimBase(baseUrl)}/api/v1/auth/oidc/login${buildQuery(query)}`,
 });

@@ -1,4 +1,4 @@
-import type { Readyz } from '@portico/api';
+import type { Readyz, ServerVersion } from '@portico/api';
 import type { CallOptions } from '../options.js';
 import type { Transport } from '../transport.js';
 
@@ -7,9 +7,12 @@ export interface HealthApi {
   live(opts?: CallOptions): Promise<{ status: 'ok' }>;
   /** `GET /readyz`: rejects with 503 SERVICE_UNAVAILABLE while a dependency is down. */
   ready(opts?: CallOptions): Promise<Readyz>;
+  /** `GET /api/v1/version`: the server's release (needs a token). */
+  version(opts?: CallOptions): Promise<ServerVersion>;
 }
 
 export const healthApi = (call: Transport): HealthApi => ({
-  live: (opts) => call<{ status: 'ok' }>('healthz', {}, opts),
-  ready: (opts) => call<Readyz>('readyz', {}, opts),
+  live: (opts) => call('healthz', {}, opts),
+  ready: (opts) => call('readyz', {}, opts),
+  version: (opts) => call('serverVersion', {}, opts),
 });

@@ -1,50 +1,28 @@
-import type { CountResponse, DeploymentMode, Health, Instance, InstanceList, InstanceSortBy } from '@portico/api';
-import type { z } from 'zod';
+import type { CountResponse, Instance, InstanceList, RouteBodyInput, RouteParamsInput, RouteQuery } from '@portico/api';
 import type { CallOptions } from '../options.js';
 import { paginate } from '../paginate.js';
 import type { Transport } from '../transport.js';
 
-/** An instance: a namespace for namespaced kinds, none (or "") for cluster-scoped ones. */
-export interface InstanceRef {
-  kind: string;
-  name: string;
-  namespace?: string;
-}
+/** An instance: the path parameters of its routes; a namespace for namespaced kinds, none (or "") for cluster-scoped ones. */
+export type InstanceRef = Omit<RouteParamsInput<'getNamespacedInstance'>, 'namespace'> & { namespace?: string };
 
-/** Form A: by kind; the namespace picks the namespaced or the cluster-scoped (`_`) path. */
-export interface CreateInstanceInput extends InstanceRef {
-  project: string;
-  values?: Record<string, unknown>;
-  deploymentMode?: DeploymentMode;
-}
+/** Create by kind (path) and body: the namespace picks the namespaced path, none the cluster-scoped (`_`) one. */
+export type CreateInstanceInput = Omit<RouteParamsInput<'createNamespacedInstance'>, 'namespace'> & { namespace?: string } & RouteBodyInput<'createNamespacedInstance'>;
 
-/** Form B: by RGD name, one flat body. */
-export interface CreateFlatInstanceInput {
-  rgdName: string;
-  name: string;
-  project: string;
-  namespace?: string;
-  values?: Record<string, unknown>;
-  deploymentMode?: DeploymentMode;
-}
+/** Create by RGD name: one flat body (the route's body schema as a caller writes it), the kind follows from the RGD. */
+export type CreateFlatInstanceInput = RouteBodyInput<'createInstance'>;
 
-export interface InstanceFilter {
-  project?: string;
-  namespace?: string;
-  rgdName?: string;
-  kind?: string;
-  health?: Health;
-  search?: string;
-  page?: number;
-  pageSize?: number;
-  sortBy?: z.infer<typeof InstanceSortBy>;
-  sortOrder?: 'asc' | 'desc';
-}
+/** The list query as parsed values (numbers for pages); anything left out takes the route's default. */
+export type InstanceFilter = Partial<RouteQuery<'listInstances'>>;
 
 export interface InstancesApi {
-  /** Form A (`{kind, …}`) or, given `rgdName`, Form B. */
+  /** By kind (`{kind, …}`: `createNamespaced` or `createClusterScoped`, as `namespace` says) or, given `rgdName`, `createFlat`. */
   create(input: CreateInstanceInput | CreateFlatInstanceInput, opts?: CallOptions): Promise<Instance>;
-  /** `POST /api/v1/instances` (Form B). */
+  /** `POST /api/v1/namespaces/{namespace}/instances/{kind}`: an instance of a namespaced kind. */
+  createNamespaced(input: CreateInstanceInput & { namespace: string }, opts?: CallOptions): Promise<Instance>;
+  /** `POST /api/v1/instances/_/{kind}`: an instance of a cluster-scoped kind. */
+  createClusterScoped(input: Omit<CreateInstanceInput, 'namespace'>, opts?: CallOptions): Promise<Instance>;
+  /** `POST /api/v1/instances`: by RGD name with one flat body. */
   createFlat(input: CreateFlatInstanceInput, opts?: CallOptions): Promise<Instance>;
   /** `GET /api/v1/instances`: one page. */
   list(filter?: InstanceFilter, opts?: CallOptions): Promise<InstanceList>;
@@ -61,7 +39,7 @@ const isClusterScoped = (ref: { namespace?: string }) => ref.namespace === undef
 
 export const instancesApi = (call: Transport): InstancesApi => {
   const createFlat: InstancesApi['createFlat'] = (input, opts) =>
-    call<Instance>(
+    call(
       'createInstance',
       {
         body: {
@@ -75,33 +53,42 @@ export const instancesApi = (call: Transport): InstancesApi => {
       },
       opts,
     );
-  const list = (filter: InstanceFilter = {}, opts?: CallOptions) => call<InstanceList>('listInstances', { query: { ...filter } }, opts);
+  const list = (filter: InstanceFilter = {}, opts?: CallOptions) => call('listInstances', { query: { ...filter } }, opts);
+  const byKindBody = (input: Omit<CreateInstanceInput, 'kind' | 'namespace'>) => ({
+    name: input.name,
+    project: input.project,
+    values: input.values ?? {},
+    deploymentMode: input.deploymentMode,
+  });
+  const createNamespaced: InstancesApi['createNamespaced'] = (input, opts) =>
+    call('createNamespacedInstance', { params: { namespace: input.namespace, kind: input.kind }, body: byKindBody(input) }, opts);
+  const createClusterScoped: InstancesApi['createClusterScoped'] = (input, opts) =>
+    call('createClusterInstance', { params: { kind: input.kind }, body: byKindBody(input) }, opts);
 
   return {
     create: (input, opts) => {
       if ('rgdName' in input) return createFlat(input, opts);
-      const body = { name: input.name, project: input.project, values: input.values ?? {}, deploymentMode: input.deploymentMode };
-      return isClusterScoped(input)
-        ? call<Instance>('createClusterInstance', { params: { kind: input.kind }, body }, opts)
-        : call<Instance>('createNamespacedInstance', { params: { namespace: input.namespace!, kind: input.kind }, body }, opts);
+      return isClusterScoped(input) ? createClusterScoped(input, opts) : createNamespaced({ ...input, namespace: input.namespace! }, opts);
     },
+    createNamespaced,
+    createClusterScoped,
     createFlat,
     list,
-    count: async (opts) => (await call<CountResponse>('countInstances', {}, opts)).count,
+    count: async (opts) => (await call('countInstances', {}, opts)).count,
     get: (ref, opts) =>
       isClusterScoped(ref)
-        ? call<Instance>('getClusterInstance', { params: { kind: ref.kind, name: ref.name } }, opts)
-        : call<Instance>('getNamespacedInstance', { params: { namespace: ref.namespace!, kind: ref.kind, name: ref.name } }, opts),
+        ? call('getClusterInstance', { params: { kind: ref.kind, name: ref.name } }, opts)
+        : call('getNamespacedInstance', { params: { namespace: ref.namespace!, kind: ref.kind, name: ref.name } }, opts),
     patch: (ref, spec, opts = {}) => {
       const body = { spec, resourceVersion: opts.resourceVersion };
       return isClusterScoped(ref)
-        ? call<Instance>('patchClusterInstance', { params: { kind: ref.kind, name: ref.name }, body }, opts)
-        : call<Instance>('patchNamespacedInstance', { params: { namespace: ref.namespace!, kind: ref.kind, name: ref.name }, body }, opts);
+        ? call('patchClusterInstance', { params: { kind: ref.kind, name: ref.name }, body }, opts)
+        : call('patchNamespacedInstance', { params: { namespace: ref.namespace!, kind: ref.kind, name: ref.name }, body }, opts);
     },
     delete: (ref, opts) =>
       isClusterScoped(ref)
-        ? call<Instance>('deleteClusterInstance', { params: { kind: ref.kind, name: ref.name } }, opts)
-        : call<Instance>('deleteNamespacedInstance', { params: { namespace: ref.namespace!, kind: ref.kind, name: ref.name } }, opts),
+        ? call('deleteClusterInstance', { params: { kind: ref.kind, name: ref.name } }, opts)
+        : call('deleteNamespacedInstance', { params: { namespace: ref.namespace!, kind: ref.kind, name: ref.name } }, opts),
     all: (filter = {}, opts) => paginate((page, pageSize, o) => list({ ...filter, page, pageSize }, o), filter, opts),
   };
 };

@@ -1,31 +1,13 @@
-import type { Binding, Project, ProjectList, ProjectNamespaces, RoleBindings } from '@portico/api';
+import type { Binding, Project, ProjectList, ProjectNamespaces, RoleBindings, RouteBodyInput } from '@portico/api';
 import type { CallOptions } from '../options.js';
 import type { Transport } from '../transport.js';
 
-export interface ProjectRoleInput {
-  name: string;
-  description?: string;
-  /** `<object>, <action>, <effect>` triples relative to the project, e.g. `instances/*, get, allow`. */
-  policies?: string[];
-  groups?: string[];
-  users?: string[];
-}
-
-export interface CreateProjectInput {
-  name: string;
-  description?: string;
-  /** Namespaces or patterns (`*`, `prefix*`, `*suffix`). */
-  destinations?: { namespace: string }[];
-  roles?: ProjectRoleInput[];
-}
-
-export interface UpdateProjectInput {
-  description?: string;
-  destinations?: { namespace: string }[];
-  roles?: ProjectRoleInput[];
-  /** The version read last; a stale one gives 409 CONFLICT. */
-  resourceVersion: string;
-}
+/** What `create` sends: the route's body schema as a caller writes it (`z.input`: defaults may be left out). */
+export type CreateProjectInput = RouteBodyInput<'createProject'>;
+/** What `update` sends; `resourceVersion` is the version read last (a stale one gives 409 CONFLICT). */
+export type UpdateProjectInput = RouteBodyInput<'updateProject'>;
+/** One role: `<object>, <action>, <effect>` policies relative to the project, e.g. `instances/*, get, allow`. */
+export type ProjectRoleInput = NonNullable<CreateProjectInput['roles']>[number];
 
 export interface ProjectsApi {
   list(opts?: CallOptions): Promise<ProjectList>;
@@ -43,15 +25,15 @@ export interface ProjectsApi {
 }
 
 export const projectsApi = (call: Transport): ProjectsApi => ({
-  list: (opts) => call<ProjectList>('listProjects', {}, opts),
-  create: (input, opts) => call<Project>('createProject', { body: input }, opts),
-  get: (name, opts) => call<Project>('getProject', { params: { name } }, opts),
-  update: (name, input, opts) => call<Project>('updateProject', { params: { name }, body: input }, opts),
-  delete: (name, opts) => call<void>('deleteProject', { params: { name } }, opts),
-  namespaces: (name, opts) => call<ProjectNamespaces>('projectNamespaces', { params: { name } }, opts),
-  bindUser: (name, role, user, opts) => call<Binding>('bindUser', { params: { name, role, user } }, opts),
-  unbindUser: (name, role, user, opts) => call<void>('unbindUser', { params: { name, role, user } }, opts),
-  bindGroup: (name, role, group, opts) => call<Binding>('bindGroup', { params: { name, role, group } }, opts),
-  unbindGroup: (name, role, group, opts) => call<void>('unbindGroup', { params: { name, role, group } }, opts),
-  roleBindings: (name, opts) => call<RoleBindings>('roleBindings', { params: { name } }, opts),
+  list: (opts) => call('listProjects', {}, opts),
+  create: (input, opts) => call('createProject', { body: input }, opts),
+  get: (name, opts) => call('getProject', { params: { name } }, opts),
+  update: (name, input, opts) => call('updateProject', { params: { name }, body: input }, opts),
+  delete: (name, opts) => call('deleteProject', { params: { name } }, opts),
+  namespaces: (name, opts) => call('projectNamespaces', { params: { name } }, opts),
+  bindUser: (name, role, user, opts) => call('bindUser', { params: { name, role, user } }, opts),
+  unbindUser: (name, role, user, opts) => call('unbindUser', { params: { name, role, user } }, opts),
+  bindGroup: (name, role, group, opts) => call('bindGroup', { params: { name, role, group } }, opts),
+  unbindGroup: (name, role, group, opts) => call('unbindGroup', { params: { name, role, group } }, opts),
+  roleBindings: (name, opts) => call('roleBindings', { params: { name } }, opts),
 });

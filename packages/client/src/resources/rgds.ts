@@ -1,23 +1,10 @@
-import type { CountResponse, Rgd, RgdDetail, RgdFilters, RgdList, RgdSortBy } from '@portico/api';
-import type { z } from 'zod';
+import type { CountResponse, Rgd, RgdDetail, RgdFilters, RgdList, RouteQuery } from '@portico/api';
 import type { CallOptions } from '../options.js';
 import { paginate } from '../paginate.js';
 import type { Transport } from '../transport.js';
 
-export interface RgdFilter {
-  category?: string;
-  /** Name, title and description; case-insensitive. */
-  search?: string;
-  extendsKind?: string;
-  /** An RGD matches when it has every tag. */
-  tags?: string | string[];
-  status?: string;
-  project?: string;
-  page?: number;
-  pageSize?: number;
-  sortBy?: z.infer<typeof RgdSortBy>;
-  sortOrder?: 'asc' | 'desc';
-}
+/** The list query as parsed values; `tags` may also be a list (an RGD matches when it has every tag). */
+export type RgdFilter = Omit<Partial<RouteQuery<'listRgds'>>, 'tags'> & { tags?: string | string[] };
 
 export interface RgdsApi {
   /** `GET /api/v1/rgds`: one page. */
@@ -33,12 +20,12 @@ export interface RgdsApi {
 }
 
 export const rgdsApi = (call: Transport): RgdsApi => {
-  const list = (filter: RgdFilter = {}, opts?: CallOptions) => call<RgdList>('listRgds', { query: { ...filter } }, opts);
+  const list = (filter: RgdFilter = {}, opts?: CallOptions) => call('listRgds', { query: { ...filter } }, opts);
   return {
     list,
-    get: (name, opts) => call<RgdDetail>('getRgd', { params: { name } }, opts),
-    count: async (opts) => (await call<CountResponse>('countRgds', {}, opts)).count,
-    filters: (opts) => call<RgdFilters>('rgdFilters', {}, opts),
+    get: (name, opts) => call('getRgd', { params: { name } }, opts),
+    count: async (opts) => (await call('countRgds', {}, opts)).count,
+    filters: (opts) => call('rgdFilters', {}, opts),
     all: (filter = {}, opts) => paginate((page, pageSize, o) => list({ ...filter, page, pageSize }, o), filter, opts),
   };
 };

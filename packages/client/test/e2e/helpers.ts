@@ -22,7 +22,7 @@ export async function expectApiError(call: Promise<unknown>, status: number, cod
 
 /** The next message of `sub` that satisfies `match`, or an error naming what was awaited after `timeoutMs`. */
 export async function nextMatching<T extends ServerMessage>(
-  sub: EventSubscription,
+  sub: EventSubscription<ServerMessage> | EventSubscription,
   match: (m: ServerMessage) => m is T,
   what: string,
   timeoutMs = 15_000,

@@ -1,5 +1,6 @@
 import { routes, type Instance, type ServerMessage } from '@portico/api';
 import { createClient, loginLocal, type PorticoClient } from '@portico/client';
+import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually, expectApiError, nextMatching } from './helpers.js';
 import { startPorticoServer, type PorticoProcess } from './portico-server.js';
@@ -46,6 +47,12 @@ describe('operations', () => {
     expect(ready.components.cluster).toEqual(expect.objectContaining({ ok: true }));
     expect(ready.components.keyvalue).toEqual(expect.objectContaining({ ok: true }));
   });
+
+  it('version names the server release to a signed-in caller only', async () => {
+    const serverPkg = JSON.parse(readFileSync(new URL('../../../server/package.json', import.meta.url), 'utf8')) as { version: string };
+    expect(await admin.health.version()).toEqual({ version: serverPkg.version });
+    await expect(createClient({ baseUrl: server.url, fetch }).health.version()).rejects.toMatchObject({ status: 401 });
+  });
 });
 
 describe('authentication', () => {
@@ -71,10 +78,8 @@ describe('authentication', () => {
   });
 
   it('serves the sign-in options in both forms, with local login on and no identity provider', async () => {
-    const formA = await admin.auth.providers();
-    const formB = await admin.request('oidcProviders');
-    expect(formA).toEqual({ providers: [], options: [], localLoginEnabled: true });
-    expect(formB).toEqual(formA);
+    expect(await admin.auth.providers()).toEqual({ providers: [], options: [], localLoginEnabled: true });
+    expect(await admin.auth.providerList()).toEqual([]);
   });
 
   it('issues a single-use WebSocket ticket that expires within a minute', async () => {
@@ -155,7 +160,7 @@ describe('local accounts', () => {
 describe('account and can-i', () => {
   it('describes the caller in both forms', async () => {
     const formB = await admin.account.info();
-    const formA = await admin.request<typeof formB>('getAccount');
+    const formA = await admin.request('getAccount');
     expect(formB).toEqual(expect.objectContaining({ userID: 'admin', serverAdmin: true }));
     expect(formB.casbinRoles).toContain('role:serveradmin');
     expect(Date.parse(formB.tokenExpiresAt)).toBeGreaterThan(Date.now());
@@ -166,7 +171,8 @@ describe('account and can-i', () => {
     const erin = await signIn('erin', 'erin-password-2');
     expect(await admin.account.canI('projects', 'create', '*')).toBe(true);
     expect(await erin.account.canI('projects', 'create', '*')).toBe(false);
-    expect(await erin.account.canI('instances', 'create', 'default')).toBe(false);
+    // A project erin is not in is hidden from her exactly like one that does not exist.
+    await expectApiError(erin.account.canI('instances', 'create', 'default'), 404, 'NOT_FOUND');
     await expectApiError(erin.account.canI('instances', 'create', 'no-such-project'), 404, 'NOT_FOUND');
   });
 
@@ -277,7 +283,7 @@ describe('projects and membership', () => {
   it('binds and unbinds a user; the change applies on the next request', async () => {
     await admin.accounts.create({ username: 'frank', password: 'frank-password-1' });
     const frank = await signIn('frank', 'frank-password-1');
-    expect(await frank.account.canI('instances', 'create', project)).toBe(false);
+    await expectApiError(frank.account.canI('instances', 'create', project), 404, 'NOT_FOUND'); // not a member: hidden
 
     const binding = await admin.projects.bindUser(project, 'developer', 'frank');
     expect(binding).toEqual({ project, role: 'developer', type: 'user', subject: 'frank' });
@@ -289,19 +295,19 @@ describe('projects and membership', () => {
     expect((await frank.projects.roleBindings(project)).project).toBe(project);
 
     await admin.projects.unbindUser(project, 'developer', 'frank');
-    expect(await frank.account.canI('instances', 'create', project)).toBe(false);
+    await expectApiError(frank.account.canI('instances', 'create', project), 404, 'NOT_FOUND'); // not a member: hidden
     expect((await admin.projects.roleBindings(project)).bindings).not.toContainEqual(expect.objectContaining({ subject: 'frank' }));
   });
 
   it('binds and unbinds a group through the accounts that belong to it', async () => {
     const erin = await signIn('erin', 'erin-password-2'); // groups: qa-team
-    expect(await erin.account.canI('instances', 'get', project)).toBe(false);
+    await expectApiError(erin.account.canI('instances', 'get', project), 404, 'NOT_FOUND'); // not a member: hidden
     const binding = await admin.projects.bindGroup(project, 'viewer', 'qa-team');
     expect(binding).toEqual({ project, role: 'viewer', type: 'group', subject: 'qa-team' });
     expect(await erin.account.canI('instances', 'get', project)).toBe(true);
     expect(await erin.account.canI('instances', 'create', project)).toBe(false);
     await admin.projects.unbindGroup(project, 'viewer', 'qa-team');
-    expect(await erin.account.canI('instances', 'get', project)).toBe(false);
+    await expectApiError(erin.account.canI('instances', 'get', project), 404, 'NOT_FOUND'); // not a member: hidden
   });
 
   it('refuses a binding to an undefined role (400) or in an unknown project (404), and binding changes by non-admins (403)', async () => {
@@ -323,8 +329,8 @@ describe('instances', () => {
   const isUpdateOf = (name: string) => (m: ServerMessage): m is InstanceUpdateMessage => m.type === 'instance_update' && m.data.name === name;
   let webApp: Instance;
 
-  it('creates a namespaced instance (Form A) and sees it become Healthy over events.subscribe', async () => {
-    const sub = admin.events.subscribe({ resourceType: 'instances', project: 'default' });
+  it('creates a namespaced instance (createNamespaced) and sees it become Healthy over events.subscribe', async () => {
+    const sub = admin.events.subscribe({ resourceType: 'instances', project: 'default' }, { controlFrames: true });
     try {
       await nextMatching(sub, (m): m is Extract<ServerMessage, { type: 'subscribed' }> => m.type === 'subscribed', 'the subscribed reply');
       webApp = await admin.instances.create({
@@ -357,7 +363,7 @@ describe('instances', () => {
     }
   });
 
-  it('creates by RGD name with the flat body (Form B), through create() and createFlat()', async () => {
+  it('creates by RGD name with the flat body (createFlat), through create() and createFlat()', async () => {
     const viaCreate = await admin.instances.create({ rgdName: 'redis-cache', name: 'cache', project: 'default', namespace: 'dev', values: {} });
     expect(viaCreate).toEqual(expect.objectContaining({ kind: 'RedisCache', rgdName: 'redis-cache', namespace: 'dev', project: 'default' }));
     expect(viaCreate.spec).toEqual(expect.objectContaining({ maxMemory: '256mb' }));
@@ -460,6 +466,82 @@ describe('instances', () => {
     expect(deleted.uid).toBe(webApp.uid);
     await eventually(() => admin.instances.get(ref).then(() => undefined, (e: { status?: number }) => (e.status === 404 ? true : undefined)), 'shop to be gone');
     expect((await admin.instances.list({ kind: 'WebApp' })).totalCount).toBe(0);
+  });
+});
+
+describe('deploy forms and instance history', () => {
+  it('reads an RGD\'s deploy form, resource graph and revisions', async () => {
+    const form = await admin.rgds.schema('web-app');
+    expect(form.crdFound).toBe(true);
+    expect(form.schema.kind).toBe('WebApp');
+    expect(form.schema.propertyOrder).toEqual(Object.keys(form.schema.properties));
+    expect(form.schema.required).toContain('image');
+    const graph = await admin.rgds.graph('web-app');
+    expect(graph.resources.length).toBeGreaterThan(0);
+    for (const edge of graph.edges) expect(graph.resources.find((r) => r.id === edge.to)?.dependsOn).toContain(edge.from);
+    const revisions = await admin.rgds.revisions('web-app');
+    expect(revisions.items[0]).toEqual(expect.objectContaining({ revision: revisions.totalCount, summary: expect.any(String) }));
+    await expectApiError(admin.rgds.schema('no-such-rgd'), 404, 'NOT_FOUND');
+  });
+
+  it('reads the timeline, children and Events of a namespaced instance', async () => {
+    const ref = { kind: 'RedisCache', namespace: 'dev', name: 'cache' };
+    await eventually(async () => ((await admin.instances.timeline(ref)).items.some((e) => e.toState === 'ACTIVE') ? true : undefined), 'the ACTIVE entry');
+    expect((await admin.instances.timeline(ref)).items[0]).toEqual(expect.objectContaining({ type: 'created', actor: 'admin' }));
+    const children = await admin.instances.children(ref);
+    expect(children.items.every((c) => c.ready)).toBe(true);
+    const events = await admin.instances.events(ref);
+    expect(events.items.map((e) => e.reason)).toContain('Ready');
+  });
+
+  it('creates, reads, patches and deletes a cluster-scoped instance on the `_`-less aliases, with its history on the `_` paths', async () => {
+    const params = { kind: 'TenantNamespace', name: 'team-alias' };
+    const created = await admin.request('createClusterInstanceAlias', {
+      params: { kind: params.kind },
+      body: { name: params.name, project: 'default', values: { team: 'team-alias', adminGroup: 'alias-admins' } },
+    });
+    expect(created).toEqual(expect.objectContaining({ name: 'team-alias', isClusterScoped: true }));
+    expect((await admin.request('getClusterInstanceAlias', { params })).name).toBe('team-alias');
+    const patched = await admin.request('patchClusterInstanceAlias', { params, body: { spec: { environment: 'staging' } } });
+    expect(patched.spec).toEqual(expect.objectContaining({ environment: 'staging' }));
+    const ref = { kind: params.kind, name: params.name };
+    await eventually(async () => ((await admin.instances.events(ref)).items.some((e) => e.reason === 'Ready') ? true : undefined), 'the Ready event');
+    expect((await admin.instances.children(ref)).totalCount).toBeGreaterThan(0);
+    expect((await admin.instances.timeline(ref)).items.map((e) => e.type)).toContain('updated');
+    expect((await admin.request('deleteClusterInstanceAlias', { params })).name).toBe('team-alias');
+  });
+});
+
+describe('waitFor', () => {
+  it('resolves once the instance reaches the health asked for, and times out with TIMEOUT otherwise', async () => {
+    const created = await admin.instances.create({ kind: 'WebApp', name: 'waited', project: 'default', namespace: 'dev', values: { image: 'ghcr.io/acme/w:1' } });
+    expect(created.health).not.toBe('Healthy');
+    const healthy = await admin.waitFor(created, 'Healthy', { timeoutMs: 30_000 });
+    expect(healthy).toMatchObject({ name: 'waited', namespace: 'dev', health: 'Healthy' });
+    await expect(admin.waitFor(created, (i) => i.health === 'Degraded', { timeoutMs: 400 })).rejects.toMatchObject({ code: 'TIMEOUT', status: 0 });
+  });
+
+  it('rejects with NOT_FOUND when the instance is deleted while waiting', async () => {
+    const ref = { kind: 'WebApp', name: 'waited', namespace: 'dev', project: 'default' };
+    const waiting = admin.waitFor(ref, () => false, { timeoutMs: 30_000, pollMs: 200 });
+    await admin.instances.delete(ref);
+    await expect(waiting).rejects.toMatchObject({ code: 'NOT_FOUND' });
+  });
+});
+
+describe('secrets', () => {
+  it('creates, lists without values, reveals, replaces and deletes a project secret', async () => {
+    const created = await admin.secrets.create('default', { name: 'db', namespace: 'dev', data: { password: 'p1' } });
+    expect(created).toMatchObject({ name: 'db', namespace: 'dev', keys: ['password'] });
+    const list = await admin.secrets.list('default');
+    expect(list.items.map((s) => s.name)).toContain('db');
+    expect(JSON.stringify(list)).not.toContain('p1');
+    expect((await admin.secrets.get('default', 'dev', 'db')).data).toBeUndefined();
+    expect((await admin.secrets.get('default', 'dev', 'db', { reveal: true })).data).toEqual({ password: 'p1' });
+    const replaced = await admin.secrets.update('default', 'dev', 'db', { data: { token: 't' }, resourceVersion: created.resourceVersion });
+    expect(replaced.keys).toEqual(['token']);
+    await admin.secrets.delete('default', 'dev', 'db');
+    await expectApiError(admin.secrets.get('default', 'dev', 'db'), 404, 'NOT_FOUND');
   });
 });
 

@@ -1,3 +1,4 @@
+import { gcraStep } from '../limits/gcra.js';
 import type { Logger } from '../logger.js';
 import type { Disposable } from '../ports/cluster.js';
 import type { KeyValue } from '../ports/keyvalue.js';
@@ -18,7 +19,7 @@ interface Entry {
 
 /**
  * KeyValue for a single process (development, tests, one replica): the same semantics as the Redis adapter,
- * including TTLs, single-use reads, fixed windows and asynchronous pub/sub, with nothing shared between
+ * including TTLs, single-use reads, fixed windows, smooth rate limits and asynchronous pub/sub, with nothing shared between
  * processes.
  */
 export function createMemoryKeyValue(opts: MemoryKeyValueOptions = {}): KeyValue {
@@ -82,6 +83,14 @@ export function createMemoryKeyValue(opts: MemoryKeyValueOptions = {}): KeyValue
       // A key set without TTL gets the window now, as PEXPIRE NX does in Redis.
       if (entry.expiresAt === undefined) entry.expiresAt = t + windowMs;
       return { count, resetMs: entry.expiresAt - t };
+    },
+
+    async throttle(key, limit, periodMs) {
+      const t = now();
+      const stored = live(key);
+      const { tat, ...result } = gcraStep(stored ? Number(stored.value) : undefined, t, limit, periodMs);
+      if (tat !== undefined) entries.set(key, { value: String(tat), expiresAt: tat });
+      return result;
     },
 
     async publish(channel, message) {

@@ -27,7 +27,31 @@ end
 return {count, redis.call('PTTL', KEYS[1])}
 `;
 
-type WindowClient = Redis & { porticoIncrWindow(key: string, windowMs: number): Promise<[number, number]> };
+/**
+ * gcraStep (limits/gcra.ts) in Lua, on Redis's clock so replicas with skewed clocks share one bucket. The
+ * stored value is the theoretical arrival time in ms; replies are strings so fractions survive.
+ */
+const THROTTLE_LUA = `
+local time = redis.call('TIME')
+local now = tonumber(time[1]) * 1000 + tonumber(time[2]) / 1000
+local limit = tonumber(ARGV[1])
+local period = tonumber(ARGV[2])
+local interval = period / limit
+local tat = tonumber(redis.call('GET', KEYS[1])) or now
+if tat < now then tat = now end
+local nextTat = tat + interval
+local allowAt = nextTat - period
+if allowAt > now + 1e-6 then
+  return {0, '0', tostring(allowAt - now), tostring(tat - now)}
+end
+redis.call('SET', KEYS[1], string.format('%.3f', nextTat), 'PX', math.ceil(nextTat - now))
+return {1, tostring(math.floor((period - (nextTat - now)) / interval + 1e-6)), '0', tostring(nextTat - now)}
+`;
+
+type ScriptedClient = Redis & {
+  porticoIncrWindow(key: string, windowMs: number): Promise<[number, number]>;
+  porticoThrottle(key: string, limit: number, periodMs: number): Promise<[number, string, string, string]>;
+};
 
 /** One ioredis connection plus what we know about its outages, so we fail fast and log once per outage. */
 interface Connection {
@@ -91,7 +115,8 @@ export function createRedisKeyValue(opts: RedisKeyValueOptions): KeyValue {
 
   const cmd = open('commands');
   const sub = open('subscriptions');
-  (cmd.client as Redis).defineCommand('porticoIncrWindow', { numberOfKeys: 1, lua: INCR_WINDOW_LUA });
+  cmd.client.defineCommand('porticoIncrWindow', { numberOfKeys: 1, lua: INCR_WINDOW_LUA });
+  cmd.client.defineCommand('porticoThrottle', { numberOfKeys: 1, lua: THROTTLE_LUA });
 
   /** Waits (bounded) for a connection still being established; fails fast once it is known to be down. */
   const whenReady = (conn: Connection): Promise<void> => {
@@ -125,9 +150,30 @@ export function createRedisKeyValue(opts: RedisKeyValueOptions): KeyValue {
 
   interface ChannelState {
     handlers: Set<(message: string) => void>;
+    gapHandlers: Set<() => void>;
     subscribed: Promise<void>;
   }
   const channels = new Map<string, ChannelState>();
+
+  // ioredis re-subscribes after a reconnect, but what was published while the connection was down is gone:
+  // subscribers that asked are told, so they can make up for it.
+  let subscriberWasDown = false;
+  sub.client.on('close', () => {
+    if (!closing) subscriberWasDown = true;
+  });
+  sub.client.on('ready', () => {
+    if (!subscriberWasDown) return;
+    subscriberWasDown = false;
+    for (const state of channels.values()) {
+      for (const onGap of [...state.gapHandlers]) {
+        try {
+          onGap();
+        } catch (err) {
+          logger.error({ err: String(err) }, 'redis key-value: gap handler threw');
+        }
+      }
+    }
+  });
 
   sub.client.on('message', (prefixed: string, message: string) => {
     if (!prefixed.startsWith(prefix)) return;
@@ -162,20 +208,27 @@ export function createRedisKeyValue(opts: RedisKeyValueOptions): KeyValue {
     },
 
     async incrWindow(key, windowMs) {
-      const [count, ttl] = await run(cmd, 'incrWindow', (c) => (c as WindowClient).porticoIncrWindow(prefix + key, Math.ceil(windowMs)));
+      const [count, ttl] = await run(cmd, 'incrWindow', (c) => (c as ScriptedClient).porticoIncrWindow(prefix + key, Math.ceil(windowMs)));
       return { count: Number(count), resetMs: Math.max(0, Number(ttl)) };
+    },
+
+    async throttle(key, limit, periodMs) {
+      const [allowed, remaining, retryAfterMs, resetMs] = await run(cmd, 'throttle', (c) => (c as ScriptedClient).porticoThrottle(prefix + key, limit, periodMs));
+      return { allowed: allowed === 1, remaining: Number(remaining), retryAfterMs: Number(retryAfterMs), resetMs: Number(resetMs) };
     },
 
     async publish(channel, message) {
       await run(cmd, 'PUBLISH', (c) => c.publish(prefix + channel, message));
     },
 
-    async subscribe(channel, onMessage): Promise<Disposable> {
+    async subscribe(channel, onMessage, onGap): Promise<Disposable> {
       const handler = (message: string) => onMessage(message);
+      const gapHandler = onGap ? () => onGap() : undefined;
       let state = channels.get(channel);
       if (!state) {
         const created: ChannelState = {
           handlers: new Set(),
+          gapHandlers: new Set(),
           subscribed: run(sub, 'SUBSCRIBE', (c) => c.subscribe(prefix + channel)).then(() => undefined),
         };
         state = created;
@@ -185,15 +238,18 @@ export function createRedisKeyValue(opts: RedisKeyValueOptions): KeyValue {
         });
       }
       state.handlers.add(handler);
+      if (gapHandler) state.gapHandlers.add(gapHandler);
       try {
         await state.subscribed;
       } catch (err) {
         state.handlers.delete(handler);
+        if (gapHandler) state.gapHandlers.delete(gapHandler);
         throw err;
       }
       const subscribed = state;
       return {
         close() {
+          if (gapHandler) subscribed.gapHandlers.delete(gapHandler);
           if (!subscribed.handlers.delete(handler) || subscribed.handlers.size > 0) return;
           if (channels.get(channel) === subscribed) channels.delete(channel);
           // If Redis is down this fails; a stale subscription only delivers messages nobody listens to.

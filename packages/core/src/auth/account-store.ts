@@ -1,10 +1,11 @@
+import { randomUUID } from 'node:crypto';
 import { badRequest, conflict, notFound } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { ADMIN_SECRET, INITIAL_ADMIN_SECRET, adminFromSecret, adminPasswordChanges } from './local-admin.js';
 import { ADMIN_USERNAME, cutOffAfter, type LocalAccount } from './local-account.js';
 import type { SecretChanges, SecretData, SecretStore } from './secrets.js';
 
-/** The Secret holding every local account but the admin: one key per username, JSON `{hash, groups, createdAt, tokensValidAfter?}`. */
+/** The Secret holding every local account but the admin: one key per username, JSON `{hash, groups, createdAt, generation, tokensValidAfter?}`. */
 export const ACCOUNTS_SECRET = 'portico-accounts';
 
 /**
@@ -17,6 +18,11 @@ export interface AccountStore {
   cached(username: string): Promise<LocalAccount | undefined>;
   /** Re-read from the cluster first: sign-in and account changes. */
   fresh(username: string): Promise<LocalAccount | undefined>;
+  /**
+   * Re-read unless the copy is under `recentMs` old: a token the cached copy refuses (an account just created,
+   * or re-created, on another replica) is checked against the cluster, at most a few times a second.
+   */
+  recent(username: string): Promise<LocalAccount | undefined>;
   /** Fresh, admin first, then by username. */
   list(): Promise<LocalAccount[]>;
   /** CONFLICT if the username exists (the admin's included). */
@@ -31,6 +37,7 @@ interface StoredAccount {
   hash: string;
   groups: string[];
   createdAt: string;
+  generation?: string;
   tokensValidAfter?: string;
 }
 
@@ -47,6 +54,7 @@ function parseAccount(username: string, raw: Buffer | undefined): LocalAccount |
       groups: isStringArray(v.groups) ? v.groups : [],
       createdAt: typeof v.createdAt === 'string' ? v.createdAt : new Date(0).toISOString(),
       tokensValidAfter: typeof v.tokensValidAfter === 'string' ? v.tokensValidAfter : undefined,
+      generation: typeof v.generation === 'string' ? v.generation : undefined,
       builtIn: false,
     };
   } catch {
@@ -56,6 +64,7 @@ function parseAccount(username: string, raw: Buffer | undefined): LocalAccount |
 
 const serialize = (a: LocalAccount): string => {
   const stored: StoredAccount = { hash: a.hash, groups: a.groups, createdAt: a.createdAt };
+  if (a.generation) stored.generation = a.generation;
   if (a.tokensValidAfter) stored.tokensValidAfter = a.tokensValidAfter;
   return JSON.stringify(stored);
 };
@@ -82,6 +91,7 @@ export interface AccountStoreOptions {
 
 export function createAccountStore(options: AccountStoreOptions): AccountStore {
   const { secrets, logger, now, refreshMs = 2_000, maxStaleMs = 30_000 } = options;
+  const recentMs = Math.min(250, refreshMs);
   let admin: LocalAccount | undefined;
   let accounts = new Map<string, LocalAccount>();
   let loadedAt = Number.NEGATIVE_INFINITY;
@@ -124,6 +134,14 @@ export function createAccountStore(options: AccountStoreOptions): AccountStore {
       return lookup(username);
     },
 
+    async recent(username) {
+      if (now() - loadedAt > recentMs) {
+        // Only a second opinion: when the cluster cannot answer, the copy's answer stands.
+        await reload().catch((e: unknown) => logger.warn({ err: e }, 'local accounts could not be re-read'));
+      }
+      return lookup(username);
+    },
+
     async list() {
       await reload();
       const others = [...accounts.values()].sort((a, b) => a.username.localeCompare(b.username));
@@ -135,7 +153,7 @@ export function createAccountStore(options: AccountStoreOptions): AccountStore {
       if (username === ADMIN_USERNAME) throw exists();
       const t = now();
       // The cut-off refuses any token left over from an earlier account of the same name.
-      const account: LocalAccount = { username, hash, groups, createdAt: new Date(t).toISOString(), tokensValidAfter: cutOffAfter(t), builtIn: false };
+      const account: LocalAccount = { username, hash, groups, createdAt: new Date(t).toISOString(), tokensValidAfter: cutOffAfter(t), generation: randomUUID(), builtIn: false };
       const { data } = await secrets.update(ACCOUNTS_SECRET, (current) => {
         if (parseAccount(username, current?.[username])) throw exists();
         return { [username]: serialize(account) };

@@ -5,14 +5,21 @@ import type { AccountsService, Authorizer } from '../types.js';
 import type { AccountStore } from './account-store.js';
 import type { LocalAccount } from './local-account.js';
 import { hashPassword, verifyPassword } from './passwords.js';
+import type { Revocation } from './revocations.js';
 import { INVALID_TOKEN } from './tokens.js';
 import { parseInput } from '../validation.js';
 
 const toApi = (a: LocalAccount): api.Account => ({ username: a.username, groups: [...a.groups], createdAt: a.createdAt });
 
 /** §2.1: Server Admins manage local accounts; every local user changes their own password. */
-export function createAccountsService(deps: { store: AccountStore; authz: Authorizer }): AccountsService {
+export function createAccountsService(deps: {
+  store: AccountStore;
+  authz: Authorizer;
+  /** Tells every replica that the account's earlier sessions are cut off (open sockets close). */
+  announce?: (revocation: Revocation) => Promise<void>;
+}): AccountsService {
   const { store, authz } = deps;
+  const announce = deps.announce ?? (async () => undefined);
 
   const requireServerAdmin = (actor: Actor) => {
     if (!authz.isServerAdmin(actor)) throw forbidden('only a Server Admin may manage local accounts');
@@ -36,6 +43,7 @@ export function createAccountsService(deps: { store: AccountStore; authz: Author
       requireServerAdmin(actor);
       if (!api.Username.safeParse(username).success) throw badRequest('invalid username', { username });
       await store.remove(username);
+      await announce({ account: username });
     },
 
     async changePassword(actor, input) {
@@ -45,6 +53,7 @@ export function createAccountsService(deps: { store: AccountStore; authz: Author
       if (!account) throw unauthorized(INVALID_TOKEN);
       if (!(await verifyPassword(currentPassword, account.hash))) throw unauthorized('current password is incorrect');
       await store.setPassword(account.username, account.hash, await hashPassword(newPassword));
+      await announce({ account: account.username });
       return { message: 'password changed; sign in again with the new password' };
     },
   };

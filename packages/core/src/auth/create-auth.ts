@@ -1,4 +1,5 @@
 import type { Actor } from '../actor.js';
+import { isPorticoError } from '../errors.js';
 import type { PorticoConfig } from '../config.js';
 import type { LoginLockout } from '../limits/lockout.js';
 import type { Logger } from '../logger.js';
@@ -13,6 +14,7 @@ import { bootstrapLocalAdmin } from './local-admin.js';
 import { createLocalLogin } from './local-login.js';
 import { generatePassword, hashPassword } from './passwords.js';
 import { createSecretStore } from './secrets.js';
+import { createSessionRevocations, type Revocation, type RevocationBus } from './revocations.js';
 import { createStartSession } from './sessions.js';
 import { loadSigningKey } from './signing-key.js';
 import { createTickets } from './tickets.js';
@@ -34,6 +36,24 @@ export interface AuthDeps {
   now?: () => number;
   /** How stale the in-memory copy of local accounts may get on other replicas (default 2 s). */
   accountsRefreshMs?: number;
+  /** Shows a generated initial admin password to a person instead of logging it (see bootstrapLocalAdmin). */
+  showGeneratedPassword?: (password: string) => void;
+  /** Carries revocations to every replica (the event bus); without it they reach this process only. */
+  bus?: RevocationBus;
+}
+
+/** A bus within one process: what an embedding program without a shared store gets. */
+function localBus(): RevocationBus {
+  const listeners = new Set<Parameters<RevocationBus['onEvent']>[0]>();
+  return {
+    async publish(event) {
+      for (const listener of [...listeners]) listener(event);
+    },
+    onEvent(listener) {
+      listeners.add(listener);
+      return { close: () => void listeners.delete(listener) };
+    },
+  };
 }
 
 /**
@@ -48,12 +68,17 @@ export async function createAuth(deps: AuthDeps): Promise<Auth> {
 
   const [key] = await Promise.all([
     loadSigningKey(secrets),
-    bootstrapLocalAdmin({ secrets, adminPassword: config.adminPassword, logger: log, now }),
+    bootstrapLocalAdmin({ secrets, adminPassword: config.adminPassword, logger: log, now, showGeneratedPassword: deps.showGeneratedPassword }),
   ]);
 
   const store = createAccountStore({ secrets, logger: log, now, refreshMs: deps.accountsRefreshMs });
   const tokens = createTokens({ key, issuer: config.issuer, ttlSeconds: config.tokenTtlSeconds, kv, accounts: store, now });
   const tickets = createTickets({ kv, tokens, now });
+  const revocations = createSessionRevocations({ bus: deps.bus ?? localBus(), accounts: store, logger: log });
+  // The revocation itself is already stored when this runs: a bus that cannot take the notice must not turn a
+  // done logout into an error. Sockets then still close at their next heartbeat check or on expiry.
+  const announce = (revocation: Revocation) =>
+    revocations.announce(revocation).catch((err: unknown) => log.warn({ err }, 'could not tell the other replicas about a revocation'));
   const describe = (actor: Actor) => describeActor(authz, actor);
   const startSession = createStartSession(tokens, describe);
   const idp = deps.identityProviders ?? noIdentityProviders();
@@ -66,6 +91,7 @@ export async function createAuth(deps: AuthDeps): Promise<Auth> {
     verifyToken: (token) => tokens.verify(token),
     async logout(actor) {
       await tokens.revoke(actor);
+      if (actor.tokenId) await announce({ tokenId: actor.tokenId });
       return { message: 'logged out' };
     },
     issueTicket: (actor) => tickets.issue(actor),
@@ -74,9 +100,20 @@ export async function createAuth(deps: AuthDeps): Promise<Auth> {
       return startSession(await idp.exchange(input, ctx));
     },
     ssoProviders: () => idp.options(),
+    ssoProviderList: () => idp.providerList(),
     oidcLogin: (query, ctx) => idp.login(query, ctx),
     oidcCallback: (query, ctx) => idp.callback(query, ctx),
     describe,
-    accounts: createAccountsService({ store, authz }),
+    onSessionsRevoked: (listener) => revocations.onRevoked(listener),
+    async sessionValid(actor) {
+      try {
+        await tokens.ensureStillValid(actor);
+        return true;
+      } catch (e) {
+        if (isPorticoError(e) && e.code === 'UNAUTHORIZED') return false;
+        throw e;
+      }
+    },
+    accounts: createAccountsService({ store, authz, announce }),
   };
 }

@@ -1,6 +1,7 @@
 import type * as api from '@portico/api';
 import type { Actor } from '../actor.js';
 import type { Authorizer } from '../types.js';
+import { localEmail } from './local-account.js';
 
 /** The `user` of login responses, from current policy (roles are never read from the token). */
 export function describeActor(authz: Authorizer, actor: Actor): api.User {
@@ -12,7 +13,8 @@ export function describeActor(authz: Authorizer, actor: Actor): api.User {
   }
   return {
     id: actor.id,
-    email: actor.email,
+    // Tokens issued before local accounts had an address carry none.
+    email: actor.email || (actor.local ? localEmail(actor.id) : ''),
     displayName: actor.displayName,
     groups: [...actor.groups],
     projects,

@@ -10,6 +10,8 @@ import type { Identity } from './tokens.js';
 export interface IdentityProviders {
   /** Sign-in options for the login page (both forms of the route). */
   options(): api.SsoProviders;
+  /** The same providers one object each, with the public facts of their client registration (Form A). */
+  providerList(): api.SsoProviderList;
   /** The identity provider URL to send the browser to. */
   login(query: api.OidcLoginQuery, ctx: RequestContext): Promise<string>;
   /** Where to send the browser back to (`redirect?code=` or `?error=`). */
@@ -23,6 +25,7 @@ const NOT_CONFIGURED = 'no identity provider is configured';
 /** No identity provider configured: local sign-in only. */
 export const noIdentityProviders = (): IdentityProviders => ({
   options: () => ({ providers: [], options: [], localLoginEnabled: true }),
+  providerList: () => [],
   async login(query) {
     if (query.provider) throw notFound('oidc provider', query.provider);
     throw badRequest(NOT_CONFIGURED);

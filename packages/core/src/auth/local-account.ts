@@ -10,11 +10,20 @@ export interface LocalAccount {
    * a deleted account). New tokens for the account are issued no earlier than this.
    */
   tokensValidAfter?: string;
+  /**
+   * Random, set when the account is created and never changed: tokens carry it, so a token of a deleted
+   * account never passes for a namesake created later, whatever the clock says. Absent for accounts stored
+   * before generations existed (and the admin, which cannot be deleted).
+   */
+  generation?: string;
   /** The built-in `admin`: cannot be deleted, lives in its own secret. */
   builtIn: boolean;
 }
 
 export const ADMIN_USERNAME = 'admin';
+
+/** Local accounts have no mailbox; clients in the field expect an address-shaped `email`, so they get this one. */
+export const localEmail = (username: string) => `${username}@local`;
 
 /**
  * The `tokensValidAfter` that cuts off every token issued so far. Token times are whole seconds, so the

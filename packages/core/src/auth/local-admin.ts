@@ -1,5 +1,5 @@
 import type { Logger } from '../logger.js';
-import { ADMIN_USERNAME, type LocalAccount } from './local-account.js';
+import { ADMIN_USERNAME, cutOffAfter, type LocalAccount } from './local-account.js';
 import { generatePassword, hashPassword } from './passwords.js';
 import type { SecretChanges, SecretData, SecretStore } from './secrets.js';
 
@@ -39,9 +39,19 @@ export async function bootstrapLocalAdmin(deps: {
   adminPassword?: string;
   logger: Logger;
   now: () => number;
+  /** Shows a generated password to a person (the development console's framed block) instead of logging it. */
+  showGeneratedPassword?: (password: string) => void;
 }): Promise<void> {
   const { secrets, adminPassword, logger, now } = deps;
-  if (adminFromSecret(await secrets.read(ADMIN_SECRET))) return;
+  if (adminFromSecret(await secrets.read(ADMIN_SECRET))) {
+    if (adminPassword !== undefined) {
+      logger.warn(
+        { username: ADMIN_USERNAME, secret: ADMIN_SECRET },
+        'ADMIN_PASSWORD is ignored: the admin already has a password. To replace it, stop the server and run `portico-server admin reset-password` with the same configuration (`npm run admin -- reset-password` next to `npm start`; see docs/operations.md)',
+      );
+    }
+    return;
+  }
 
   const password = adminPassword ?? generatePassword();
   const hash = await hashPassword(password);
@@ -54,9 +64,31 @@ export async function bootstrapLocalAdmin(deps: {
     logger.info({ username: ADMIN_USERNAME }, 'admin password set from ADMIN_PASSWORD');
   } else {
     await secrets.update(INITIAL_ADMIN_SECRET, () => ({ password }));
-    logger.warn(
-      { username: ADMIN_USERNAME, password, secret: INITIAL_ADMIN_SECRET },
-      'initial admin password generated; it is shown only once here and kept in the Secret until the admin changes it',
-    );
+    if (deps.showGeneratedPassword) {
+      deps.showGeneratedPassword(password);
+      logger.info({ username: ADMIN_USERNAME, secret: INITIAL_ADMIN_SECRET }, 'initial admin password generated and shown; it is kept in the Secret until the admin changes it');
+    } else {
+      logger.warn(
+        { username: ADMIN_USERNAME, password, secret: INITIAL_ADMIN_SECRET },
+        'initial admin password generated; it is shown only once here and kept in the Secret until the admin changes it',
+      );
+    }
   }
+}
+
+/**
+ * The operator's way back in: replaces the admin's password (the given one, or a generated one kept in the
+ * initial-password Secret) and revokes every token issued before, whatever was stored.
+ */
+export async function resetAdminPassword(deps: { secrets: SecretStore; password?: string; now: () => number }): Promise<{ password: string; generated: boolean }> {
+  const generated = deps.password === undefined;
+  const password = deps.password ?? generatePassword();
+  const hash = await hashPassword(password);
+  const t = deps.now();
+  await deps.secrets.update(ADMIN_SECRET, (current) => ({
+    ...adminPasswordChanges(hash, cutOffAfter(t, text(current?.tokensValidAfter))),
+    createdAt: current?.createdAt ?? new Date(t).toISOString(),
+  }));
+  await deps.secrets.update(INITIAL_ADMIN_SECRET, () => ({ password: generated ? password : null }));
+  return { password, generated };
 }

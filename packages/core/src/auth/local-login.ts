@@ -4,6 +4,7 @@ import type { LoginLockout } from '../limits/lockout.js';
 import type { Logger } from '../logger.js';
 import type { RequestContext } from '../types.js';
 import type { AccountStore } from './account-store.js';
+import { localEmail } from './local-account.js';
 import { verifyPassword } from './passwords.js';
 import type { StartSession } from './sessions.js';
 
@@ -42,7 +43,7 @@ export function createLocalLogin(deps: {
     await lockout?.recordSuccess(account.username);
     logger.info({ username: account.username, ip: ctx.ip, requestId: ctx.requestId }, 'local sign-in');
     return startSession(
-      { id: account.username, email: '', displayName: account.username, groups: [...account.groups], local: true },
+      { id: account.username, email: localEmail(account.username), displayName: account.username, groups: [...account.groups], local: true, generation: account.generation },
       account.tokensValidAfter,
     );
   };

@@ -1,5 +1,6 @@
 import { conflict, isPorticoError } from '../errors.js';
 import { resources, type Cluster, type KubeObject } from '../ports/cluster.js';
+import { retryOnConflict } from '../cluster/retry.js';
 
 /** A secret's data, decoded from base64. */
 export type SecretData = Record<string, Buffer>;
@@ -86,18 +87,14 @@ export function createSecretStore(cluster: Cluster, namespace: string): SecretSt
       return secret ? decode(secret.data) : undefined;
     },
     async update(name, change) {
-      for (let i = 1; ; i++) {
-        try {
-          return await attempt(name, change);
-        } catch (e) {
-          // `change` refused (e.g. the account exists): its error is the answer, never a reason to retry.
-          if (e instanceof Refused) throw e.error;
-          // CONFLICT: another replica created or changed the secret since we read it; recompute from its state.
-          if (!isCode(e, 'CONFLICT') || i >= MAX_ATTEMPTS) {
-            if (isCode(e, 'CONFLICT')) throw conflict(`secret ${name} is being changed concurrently, retry`);
-            throw e;
-          }
-        }
+      try {
+        // CONFLICT: another replica created or changed the secret since we read it; recompute from its state.
+        return await retryOnConflict(() => attempt(name, change), { attempts: MAX_ATTEMPTS });
+      } catch (e) {
+        // `change` refused (e.g. the account exists): its error is the answer, never a reason to retry.
+        if (e instanceof Refused) throw e.error;
+        if (isCode(e, 'CONFLICT')) throw conflict(`secret ${name} is being changed concurrently, retry`);
+        throw e;
       }
     },
   };

@@ -1,9 +1,11 @@
 import { randomUUID, webcrypto } from 'node:crypto';
+import { rbacSubject } from '@portico/api';
 import { jwtVerify, SignJWT, type JWTPayload } from 'jose';
 import type { Actor } from '../actor.js';
 import { unauthorized } from '../errors.js';
 import type { KeyValue } from '../ports/keyvalue.js';
 import type { AccountStore } from './account-store.js';
+import { accountAccepts } from './revocations.js';
 
 /** Who a token is for: a local account or (later) an identity-provider user. */
 export interface Identity {
@@ -12,9 +14,15 @@ export interface Identity {
   displayName: string;
   groups: string[];
   local: boolean;
+  /** A local account's identity generation (see LocalAccount.generation); absent for identity-provider users. */
+  generation?: string;
 }
 
 export const TOKEN_AUDIENCE = 'portico';
+/**
+ * Clock skew tolerated between replicas (and the identity provider): on expiry, and on `iat`, which may be at
+ * most this far in the future. A token claiming to be issued later than that was not issued by a clock we trust.
+ */
 export const CLOCK_TOLERANCE_SECONDS = 30;
 /** The one message for every token failure: which check failed is nobody's business. */
 export const INVALID_TOKEN = 'invalid or expired token';
@@ -39,7 +47,7 @@ export interface TokenOptions {
   issuer: string;
   ttlSeconds: number;
   kv: KeyValue;
-  accounts: Pick<AccountStore, 'cached'>;
+  accounts: Pick<AccountStore, 'cached' | 'recent'>;
   now: () => number;
 }
 
@@ -48,14 +56,15 @@ const seconds = (ms: number) => Math.floor(ms / 1000);
 /** How many verified tokens to remember; a client sends the same token on every request. */
 const VERIFIED_CACHE_SIZE = 5000;
 
-function actorFromClaims(p: JWTPayload): Actor | undefined {
+function actorFromClaims(p: JWTPayload, nowMs: number): Actor | undefined {
   const { sub, jti, iss, iat, exp } = p;
   if (typeof sub !== 'string' || !sub || typeof jti !== 'string' || !jti) return undefined;
   if (typeof iss !== 'string' || typeof iat !== 'number' || typeof exp !== 'number') return undefined;
+  if (iat * 1000 > nowMs + CLOCK_TOLERANCE_SECONDS * 1000) return undefined;
   const groups = Array.isArray(p.groups) ? p.groups.filter((g): g is string => typeof g === 'string') : [];
   return {
     id: sub,
-    subject: `user:${sub}`,
+    subject: rbacSubject.user(sub),
     email: typeof p.email === 'string' ? p.email : '',
     displayName: typeof p.name === 'string' && p.name ? p.name : sub,
     groups,
@@ -64,6 +73,7 @@ function actorFromClaims(p: JWTPayload): Actor | undefined {
     issuedAt: new Date(iat * 1000),
     expiresAt: new Date(exp * 1000),
     local: p.local === true,
+    generation: typeof p.gen === 'string' ? p.gen : undefined,
   };
 }
 
@@ -86,9 +96,11 @@ export function createTokens(options: TokenOptions): Tokens {
     // KV errors (SERVICE_UNAVAILABLE) propagate: a token whose revocation cannot be checked does not pass.
     if ((await kv.get(revokedKey(actor.tokenId))) !== undefined) throw unauthorized(INVALID_TOKEN);
     if (actor.local) {
-      const account = await accounts.cached(actor.id);
-      if (!account) throw unauthorized(INVALID_TOKEN);
-      if (account.tokensValidAfter && actor.issuedAt.getTime() < Date.parse(account.tokensValidAfter)) throw unauthorized(INVALID_TOKEN);
+      // The copy may be up to a refresh old: what it refuses is asked again of the cluster (rate-bounded), so an
+      // account created a moment ago on another replica works here at once. What it accepts stays accepted
+      // for at most that refresh; revocation notices close open sockets sooner (revocations.ts).
+      const accepted = accountAccepts(await accounts.cached(actor.id), actor) || accountAccepts(await accounts.recent(actor.id), actor);
+      if (!accepted) throw unauthorized(INVALID_TOKEN);
     }
   };
 
@@ -99,6 +111,7 @@ export function createTokens(options: TokenOptions): Tokens {
       const jti = randomUUID();
       const claims: JWTPayload = { email: identity.email, name: identity.displayName, groups: identity.groups };
       if (identity.local) claims.local = true;
+      if (identity.generation) claims.gen = identity.generation;
       const token = await new SignJWT(claims)
         .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
         .setSubject(identity.id)
@@ -110,7 +123,7 @@ export function createTokens(options: TokenOptions): Tokens {
         .sign(await key);
       const actor: Actor = {
         id: identity.id,
-        subject: `user:${identity.id}`,
+        subject: rbacSubject.user(identity.id),
         email: identity.email,
         displayName: identity.displayName,
         groups: identity.groups,
@@ -119,6 +132,7 @@ export function createTokens(options: TokenOptions): Tokens {
         issuedAt: new Date(iat * 1000),
         expiresAt: new Date(exp * 1000),
         local: identity.local,
+        generation: identity.generation,
       };
       return { token, actor };
     },
@@ -143,7 +157,7 @@ export function createTokens(options: TokenOptions): Tokens {
       } catch {
         throw unauthorized(INVALID_TOKEN);
       }
-      const actor = actorFromClaims(payload);
+      const actor = actorFromClaims(payload, now());
       if (!actor) throw unauthorized(INVALID_TOKEN);
       await ensureStillValid(actor);
       remember(token, actor);

@@ -12,6 +12,7 @@ export type CatalogKey =
   | 'deployment-modes'
   | 'extends-kind'
   | 'updated-at'
+  | 'updated-by'
   | 'project';
 
 /**

@@ -6,11 +6,15 @@ import type { Logger } from '../logger.js';
 import type { Disposable, KubeObject } from '../ports/cluster.js';
 import type { Authorizer, CatalogService } from '../types.js';
 import { comparatorFor, indexEntry, isRgdSortBy, matcherFor, type IndexedEntry, type RgdSortBy, type SortOrder } from './query.js';
+import { formSchemaOf } from './form-schema.js';
+import { graphOf } from './graph.js';
+import { createRevisionLog } from './revisions.js';
 import { buildCatalogEntry } from './rgd-entry.js';
 import { createSchemaCache } from './schema-cache.js';
 import type { CatalogEntry, JsonSchemaObject } from './types.js';
 import { visibilityFor } from './visibility.js';
-import { toRgd, toRgdDetail } from './wire.js';
+import { rgdJsonParts, toRgd, toRgdDetail } from './wire.js';
+import { withJsonText } from '../json-text.js';
 
 export type CatalogChange = 'add' | 'update' | 'delete';
 
@@ -20,7 +24,9 @@ export interface CatalogDeps {
   authz: Authorizer;
   logger?: Logger;
   /** Instances per RGD name that `actor` may see (from the instances module); 0 when absent. */
-  instanceCounts?: (actor: Actor) => Map<string, number>;
+  instanceCounts?: (actor: Actor) => ReadonlyMap<string, number>;
+  /** Clock of the revision log (tests). */
+  now?: () => Date;
 }
 
 export interface Catalog extends CatalogService {
@@ -41,6 +47,11 @@ export interface Catalog extends CatalogService {
 }
 
 const defaultPageSize = 20;
+/** Callers whose visible catalog is remembered at once (per sort order); the oldest is forgotten first. */
+const MAX_CACHED_VIEWS = 2_000;
+
+const hasFilter = (query: Partial<api.RgdListQuery>) =>
+  [query.category, query.search, query.extendsKind, query.tags, query.status, query.project].some((v) => typeof v === 'string' && v.trim() !== '');
 const maxPageSize = 500;
 
 const wholeNumber = (value: unknown, fallback: number, max = Number.MAX_SAFE_INTEGER) => {
@@ -57,13 +68,38 @@ export function createCatalog(deps: CatalogDeps): Catalog {
   const index = new Map<string, IndexedEntry>();
   const schemas = createSchemaCache();
   const listeners = new Set<(action: CatalogChange, entry: CatalogEntry) => void>();
+  const revisions = createRevisionLog(deps.now);
 
   // Derived views, rebuilt lazily after a change: one sort per (key, order) per change, not per request.
   let sorted = new Map<string, IndexedEntry[]>();
   let byKind: Map<string, CatalogEntry[]> | undefined;
+  // What each caller sees, per sort order: visibility asks the policy engine per RGD and member project, so it
+  // is worked out once per caller until the catalog or the policy changes, not on every request.
+  const visibleSorted = new Map<string, IndexedEntry[]>();
   const invalidate = () => {
     sorted = new Map();
     byKind = undefined;
+    visibleSorted.clear();
+  };
+  const authzSubscription = authz.onChange(() => visibleSorted.clear());
+  const principalOf = (actor: Actor) => (actor.groups.length ? `${actor.subject}\n${[...actor.groups].sort().join('\n')}` : actor.subject);
+  const visibleSortedBy = (actor: Actor, sortBy: RgdSortBy, order: SortOrder): IndexedEntry[] => {
+    if (authz.isServerAdmin(actor)) return sortedBy(sortBy, order);
+    const key = `${sortBy}:${order}\n${principalOf(actor)}`;
+    let items = visibleSorted.get(key);
+    if (!items) {
+      const visible = visibilityFor(authz, actor);
+      items = sortedBy(sortBy, order).filter((item) => visible(item.entry));
+      if (visibleSorted.size >= MAX_CACHED_VIEWS) visibleSorted.delete(visibleSorted.keys().next().value!);
+      visibleSorted.set(key, items);
+    }
+    return items;
+  };
+  const wireParts = new WeakMap<IndexedEntry, [string, string]>();
+  const rgdJson = (item: IndexedEntry, instances: number) => {
+    let parts = wireParts.get(item);
+    if (!parts) wireParts.set(item, (parts = rgdJsonParts(item.entry)));
+    return `${parts[0]}${instances}${parts[1]}`;
   };
 
   const sortedBy = (sortBy: RgdSortBy, order: SortOrder): IndexedEntry[] => {
@@ -82,6 +118,7 @@ export function createCatalog(deps: CatalogDeps): Catalog {
   };
 
   const emit = (action: CatalogChange, entry: CatalogEntry) => {
+    revisions.record(action, entry);
     for (const listener of [...listeners]) {
       try {
         listener(action, entry);
@@ -126,10 +163,13 @@ export function createCatalog(deps: CatalogDeps): Catalog {
     if (change) emit(...change);
   };
 
-  for (const object of rgds.list()) apply(object);
+  for (const object of rgds.list()) {
+    const change = apply(object);
+    if (change) revisions.record(...change);
+  }
   const subscription = rgds.on(onEvent);
 
-  const instanceCountsFor = (actor: Actor) => deps.instanceCounts?.(actor) ?? new Map<string, number>();
+  const instanceCountsFor = (actor: Actor): ReadonlyMap<string, number> => deps.instanceCounts?.(actor) ?? new Map<string, number>();
 
   const visibleSchema = (entry: CatalogEntry): JsonSchemaObject => {
     const result = schemas.compile(entry);
@@ -137,55 +177,77 @@ export function createCatalog(deps: CatalogDeps): Catalog {
     return result.ok ? result.schema : { type: 'object', properties: {}, 'x-portico-schema-error': result.error };
   };
 
+  /** Absent and invisible look the same, so a caller cannot probe for RGDs of other projects. */
+  const visibleEntry = (actor: Actor, name: string): CatalogEntry => {
+    const item = index.get(name);
+    if (!item || !visibilityFor(authz, actor)(item.entry)) throw notFound('rgd', name);
+    return item.entry;
+  };
+
   const catalog: Catalog = {
     list(actor, query) {
-      const visible = visibilityFor(authz, actor);
-      const matches = matcherFor(query);
       const page = wholeNumber(query.page, 1);
       const pageSize = wholeNumber(query.pageSize, defaultPageSize, maxPageSize);
       // The server validates these; library callers get the defaults for anything else.
       const sortBy: RgdSortBy = isRgdSortBy(query.sortBy) ? query.sortBy : 'name';
       const order: SortOrder = query.sortOrder === 'desc' ? 'desc' : 'asc';
       const first = (page - 1) * pageSize;
-      const pageItems: CatalogEntry[] = [];
-      let totalCount = 0;
-      for (const item of sortedBy(sortBy, order)) {
-        if (!matches(item) || !visible(item.entry)) continue;
-        if (totalCount >= first && pageItems.length < pageSize) pageItems.push(item.entry);
-        totalCount++;
+      const visible = visibleSortedBy(actor, sortBy, order);
+      let pageItems: IndexedEntry[];
+      let totalCount: number;
+      if (!hasFilter(query)) {
+        pageItems = visible.slice(first, first + pageSize);
+        totalCount = visible.length;
+      } else {
+        const matches = matcherFor(query);
+        pageItems = [];
+        totalCount = 0;
+        for (const item of visible) {
+          if (!matches(item)) continue;
+          if (totalCount >= first && pageItems.length < pageSize) pageItems.push(item);
+          totalCount++;
+        }
       }
       const counts = pageItems.length > 0 ? instanceCountsFor(actor) : undefined;
-      return {
-        items: pageItems.map((entry) => toRgd(entry, counts?.get(entry.name) ?? 0)),
-        totalCount,
-        page,
-        pageSize,
-      };
+      const count = (item: IndexedEntry) => counts?.get(item.entry.name) ?? 0;
+      const list: api.RgdList = { items: pageItems.map((item) => toRgd(item.entry, count(item))), totalCount, page, pageSize };
+      // Each RGD's JSON is made once per version; only the caller's instance count is spliced in.
+      return withJsonText(list, `{"items":[${pageItems.map((item) => rgdJson(item, count(item))).join(',')}],"totalCount":${totalCount},"page":${page},"pageSize":${pageSize}}`);
     },
 
     get(actor, name) {
-      const item = index.get(name);
-      // Absent and invisible look the same, so a caller cannot probe for RGDs of other projects.
-      if (!item || !visibilityFor(authz, actor)(item.entry)) throw notFound('rgd', name);
+      const entry = visibleEntry(actor, name);
       const instances = instanceCountsFor(actor).get(name) ?? 0;
-      return toRgdDetail(item.entry, instances, visibleSchema(item.entry));
+      return toRgdDetail(entry, instances, visibleSchema(entry));
+    },
+
+    formSchema(actor, name) {
+      const entry = visibleEntry(actor, name);
+      return {
+        rgd: toRgd(entry, instanceCountsFor(actor).get(name) ?? 0),
+        schema: formSchemaOf(entry, catalog.schemaOf(entry)),
+        crdFound: entry.status === 'Active',
+      };
+    },
+
+    graph(actor, name) {
+      return graphOf(visibleEntry(actor, name));
+    },
+
+    revisions(actor, name) {
+      return revisions.list(visibleEntry(actor, name).name);
     },
 
     count(actor) {
-      const visible = visibilityFor(authz, actor);
-      let count = 0;
-      for (const item of index.values()) if (visible(item.entry)) count++;
-      return { count };
+      return { count: visibleSortedBy(actor, 'name', 'asc').length };
     },
 
     filters(actor) {
-      const visible = visibilityFor(authz, actor);
       // Keyed case-insensitively, like the filters they feed: "Web" and "web" are one choice (first by name wins).
       const categories = new Map<string, string>();
       const tags = new Map<string, string>();
       const projects = new Set<string>();
-      for (const { entry } of sortedBy('name', 'asc')) {
-        if (!visible(entry)) continue;
+      for (const { entry } of visibleSortedBy(actor, 'name', 'asc')) {
         if (!categories.has(entry.category.toLowerCase())) categories.set(entry.category.toLowerCase(), entry.category);
         for (const tag of entry.tags) if (!tags.has(tag.toLowerCase())) tags.set(tag.toLowerCase(), tag);
         if (entry.project) projects.add(entry.project);
@@ -232,6 +294,7 @@ export function createCatalog(deps: CatalogDeps): Catalog {
 
     close() {
       subscription.close();
+      authzSubscription.close();
       listeners.clear();
     },
   };

@@ -10,3 +10,7 @@ export { visibilityFor, rgdObject } from './visibility.js';
 export { indexEntry, matcherFor, comparatorFor, isRgdSortBy, type IndexedEntry, type RgdFilterQuery } from './query.js';
 export { toRgd, toRgdDetail } from './wire.js';
 export { createCatalog, type Catalog, type CatalogDeps, type CatalogChange } from './catalog.js';
+export { childIdentity, describeResources, resolveSchemaTemplate, type ResourceDescription } from './resource-descriptions.js';
+export { formSchemaOf } from './form-schema.js';
+export { graphOf } from './graph.js';
+export { createRevisionLog, describeChange, maxRevisionsPerRgd, type RevisionLog } from './revisions.js';

@@ -2,6 +2,7 @@ import type { DeploymentMode } from '@portico/api';
 import type { KubeObject } from '../ports/cluster.js';
 import { commaList, prefixedValue } from './annotations.js';
 import { resourceGraph } from './dependencies.js';
+import { describeResources } from './resource-descriptions.js';
 import type { CatalogEntry } from './types.js';
 
 const allDeploymentModes: DeploymentMode[] = ['direct', 'gitops', 'hybrid'];
@@ -59,6 +60,8 @@ export function buildCatalogEntry(rgd: KubeObject): CatalogEntry {
   const project = nonEmpty(prefixedValue(labels, 'project'));
   const state = rgd.status?.state;
   const types = schema.types;
+  const order: unknown = rgd.status?.topologicalOrder;
+  const updatedBy = nonEmpty(prefixedValue(annotations, 'updated-by'));
 
   return {
     name: meta.name,
@@ -83,6 +86,9 @@ export function buildCatalogEntry(rgd: KubeObject): CatalogEntry {
     updatedAt: rfc3339(updatedMs),
     revision: meta.resourceVersion ?? (meta.generation !== undefined ? `g${meta.generation}` : ''),
     resources: resourceGraph(rgd.spec?.resources),
+    graph: describeResources(rgd.spec?.resources),
+    topologicalOrder: Array.isArray(order) ? order.filter((id): id is string => typeof id === 'string') : [],
+    ...(updatedBy ? { updatedBy } : {}),
     schemaSpec: schema.spec,
     ...(types && typeof types === 'object' && !Array.isArray(types) ? { schemaTypes: types as Record<string, unknown> } : {}),
   };

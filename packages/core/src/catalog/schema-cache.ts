@@ -1,5 +1,6 @@
 import { compileSimpleSchema } from './simple-schema.js';
 import type { CatalogEntry, JsonSchemaObject } from './types.js';
+import { deepFreeze } from '../freeze.js';
 
 export type CompiledSchema = { ok: true; schema: JsonSchemaObject } | { ok: false; error: string };
 
@@ -9,14 +10,7 @@ export interface SchemaCache {
   forget(name: string): void;
 }
 
-/** Compiled schemas are shared by every request and by the ajv validator cache, so nobody may change them. */
-function deepFreeze<T>(value: T): T {
-  if (value && typeof value === 'object' && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const v of Object.values(value)) deepFreeze(v);
-  }
-  return value;
-}
+// Compiled schemas are shared by every request and by the ajv validator cache, so nobody may change them.
 
 export function createSchemaCache(): SchemaCache {
   const byName = new Map<string, { revision: string; source: unknown; result: CompiledSchema }>();

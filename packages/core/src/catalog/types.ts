@@ -1,4 +1,5 @@
 import type { DeploymentMode } from '@portico/api';
+import type { ResourceDescription } from './resource-descriptions.js';
 
 /** A JSON Schema object (the draft 2020-12 subset kro's simple schema translates to). */
 export interface JsonSchemaObject {
@@ -64,6 +65,12 @@ export interface CatalogEntry {
   /** metadata.resourceVersion (or generation): the compiled schema is cached per name + revision. */
   revision: string;
   resources: CatalogResource[];
+  /** `spec.resources` as a graph view draws them (and as child resources are named). */
+  graph: ResourceDescription[];
+  /** kro's `status.topologicalOrder`: the order it creates the resources in; [] until kro has reported it. */
+  topologicalOrder: string[];
+  /** `<prefix>/updated-by` when whoever changed the RGD said who they are. */
+  updatedBy?: string;
   /** spec.schema.spec and spec.schema.types in kro's simple-schema notation, compiled on demand. */
   schemaSpec: unknown;
   schemaTypes?: Record<string, unknown>;

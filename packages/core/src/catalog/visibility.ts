@@ -1,5 +1,5 @@
 import type { Actor } from '../actor.js';
-import { rbacObject } from '../rbac/objects.js';
+import { rbacObject } from '@portico/api';
 import type { Authorizer } from '../types.js';
 import type { CatalogEntry } from './types.js';
 

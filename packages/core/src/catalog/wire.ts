@@ -31,3 +31,15 @@ export function toRgdDetail(entry: CatalogEntry, instances: number, schema: Json
     resources: entry.resources.map((r) => ({ ...r, dependsOn: [...r.dependsOn] })),
   };
 }
+
+/**
+ * The RGD's JSON around its `instances` value, so a list splices in each caller's count without serialising the
+ * rest again: `${before}${count}${after}` is exactly JSON.stringify(toRgd(entry, count)).
+ */
+export function rgdJsonParts(entry: CatalogEntry): [string, string] {
+  const text = JSON.stringify(toRgd(entry, 0));
+  // Top-level keys are in toRgd's order and string values escape their quotes, so this occurs exactly once.
+  const marker = ',"instances":0,"createdAt":';
+  const at = text.lastIndexOf(marker);
+  return [text.slice(0, at + ',"instances":'.length), text.slice(at + ',"instances":0'.length)];
+}

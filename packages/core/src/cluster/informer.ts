@@ -1,3 +1,4 @@
+import { deepFreeze } from '../freeze.js';
 import { createLogger, type Logger } from '../logger.js';
 import type { Cluster, ComponentHealth, Disposable, KubeObject, ResourceRef, WatchEvent } from '../ports/cluster.js';
 import { objectKey, type Informer, type InformerEvent } from './informer-types.js';
@@ -19,14 +20,6 @@ function isNewer(candidate: string | undefined, cached: string | undefined): boo
   return candidate !== cached;
 }
 
-function deepFreeze<T>(value: T): T {
-  if (value && typeof value === 'object' && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const v of Object.values(value)) deepFreeze(v);
-  }
-  return value;
-}
-
 /**
  * list + watch cache over one resource, in the manner of client-go: it watches from the list's version,
  * resumes from the last seen version after errors or a stalled stream, and relists on 410 Gone, emitting
@@ -34,6 +27,8 @@ function deepFreeze<T>(value: T): T {
  */
 /** How long a resumed watch must stay up without an error before the informer reports healthy again. */
 const QUIET_MS = 2_000;
+/** The longest a list is applied without yielding to the event loop. */
+const LIST_SLICE_MS = 20;
 
 export function createInformer(cluster: Cluster, ref: ResourceRef, opts: InformerOptions = {}): Informer {
   const logger = opts.logger ?? createLogger('silent');
@@ -82,15 +77,26 @@ export function createInformer(cluster: Cluster, ref: ResourceRef, opts: Informe
     emit({ type: 'DELETED', object: deepFreeze(object), previous });
   };
 
-  /** A (re)list replaces the cache; listeners see only what differs from what they last saw. */
-  const applyList = (items: KubeObject[]) => {
+  /**
+   * A (re)list replaces the cache; listeners see only what differs from what they last saw. A list of 20k objects
+   * is applied in slices, yielding to the event loop between them so requests are not held up; returns false when
+   * a newer attempt (or stop) took over meanwhile.
+   */
+  const applyList = async (items: KubeObject[], id: number): Promise<boolean> => {
     const seen = new Set<string>();
-    for (const item of items) {
+    let sliceStart = performance.now();
+    for (let i = 0; i < items.length; i++) {
+      const item = items[i];
       seen.add(objectKey(item));
       const previous = cache.get(objectKey(item));
       if (!previous || previous.metadata.resourceVersion !== item.metadata.resourceVersion) {
         cache.set(objectKey(item), deepFreeze(item));
         emit(previous ? { type: 'MODIFIED', object: item, previous } : { type: 'ADDED', object: item });
+      }
+      if (i % 64 === 63 && performance.now() - sliceStart > LIST_SLICE_MS) {
+        await new Promise((resolve) => setImmediate(resolve));
+        if (id !== attempt || stopped) return false;
+        sliceStart = performance.now();
       }
     }
     for (const [key, previous] of [...cache]) {
@@ -99,6 +105,7 @@ export function createInformer(cluster: Cluster, ref: ResourceRef, opts: Informe
         emit({ type: 'DELETED', object: previous, previous });
       }
     }
+    return true;
   };
 
   const clearTimers = () => {
@@ -192,7 +199,7 @@ export function createInformer(cluster: Cluster, ref: ResourceRef, opts: Informe
       return;
     }
     if (id !== attempt || stopped) return;
-    applyList(listed.items);
+    if (!(await applyList(listed.items, id))) return;
     lastVersion = listed.resourceVersion;
     problem = undefined; // the cache is current as of this list
     if (!synced) {

@@ -3,12 +3,25 @@ import type { Logger } from '../logger.js';
 import type { Disposable } from '../ports/cluster.js';
 import type { KeyValue } from '../ports/keyvalue.js';
 import type { DomainEvent, EventsService } from '../types.js';
+import { createOrdering } from './ordering.js';
 
 /** The one pub/sub channel every replica publishes to and listens on (the KeyValue adapter adds its prefix). */
 export const eventsChannel = 'events';
 
 /** How long a source claim lives: longer than any two replicas' informers can be apart on the same change. */
 export const claimTtlMs = 60_000;
+
+/** Messages a replica keeps for retry while the store cannot take them; past this, they collapse into a resync. */
+const maxPending = 10_000;
+const retryDelayMs = (attempt: number) => Math.min(2_000, 50 * 2 ** Math.min(attempt, 6));
+
+/** Why clients are told to refetch (the `reason` of a `resync` event). */
+export const resyncReasons = {
+  /** This replica's subscription was interrupted: messages published meanwhile never reached it. */
+  gap: 'events-gap',
+  /** This replica could not publish for so long that it dropped what it held. */
+  overflow: 'events-dropped',
+} as const;
 
 /** A delivered event: the domain event plus when and where it was produced. */
 export interface PublishedEvent extends DomainEvent {
@@ -27,10 +40,15 @@ export interface PublishOptions {
 }
 
 export interface Events extends EventsService {
-  /** Sends the event to every replica; with a claim, only when this replica wins it. */
+  /**
+   * Sends the event to every replica; with a claim, only when this replica wins it. Never loses it to a store
+   * hiccup: what cannot be sent now is retried, in order, until it is (see docs/events.md).
+   */
   publish(event: DomainEvent, opts?: PublishOptions): Promise<void>;
   /** Several events of one change: one claim, one message; listeners get them in order. */
   publishAll(events: DomainEvent[], opts?: PublishOptions): Promise<void>;
+  /** Messages waiting for the store (operations, tests). */
+  pendingCount(): number;
   onEvent(listener: (event: PublishedEvent) => void): Disposable;
   /** Resolves once this process listens on the channel (events published before are not delivered here). */
   ready(): Promise<void>;
@@ -58,8 +76,19 @@ export function createEvents(deps: { kv: KeyValue; logger: Logger; replicaId?: s
   const logger = deps.logger.child({ module: 'events' });
   const replicaId = deps.replicaId ?? randomUUID();
   const listeners = new Set<(event: PublishedEvent) => void>();
+  const ordering = createOrdering();
   let subscription: Disposable | undefined;
   let closed = false;
+
+  const emit = (event: PublishedEvent) => {
+    for (const listener of [...listeners]) {
+      try {
+        listener(event);
+      } catch (err) {
+        logger.error({ err, type: event.type }, 'event listener failed');
+      }
+    }
+  };
 
   const deliver = (raw: string) => {
     let message: unknown;
@@ -75,23 +104,26 @@ export function createEvents(deps: { kv: KeyValue; logger: Logger; replicaId?: s
     }
     for (const domainEvent of message.events) {
       if (!domainEvent || typeof domainEvent.type !== 'string') continue;
+      if (!ordering.admit(domainEvent)) continue; // a duplicate, or overtaken by a later change of its object
       // One object for every local listener: they must treat it as read-only.
-      const event: PublishedEvent = { ...domainEvent, timestamp: message.timestamp, origin: message.origin };
-      for (const listener of [...listeners]) {
-        try {
-          listener(event);
-        } catch (err) {
-          logger.error({ err, type: event.type }, 'event listener failed');
-        }
-      }
+      emit({ ...domainEvent, timestamp: message.timestamp, origin: message.origin });
     }
+  };
+
+  /** Messages may have been lost while the subscription was down: every local listener is told to refetch. */
+  const resyncLocally = (reason: string) => {
+    const resourceVersion = ordering.newest();
+    emit({ type: 'resync', data: resourceVersion ? { reason, resourceVersion } : { reason }, timestamp: new Date().toISOString(), origin: replicaId });
   };
 
   // Subscribing may fail while the store is down at start; keep trying, with backoff, until closed.
   const subscribe = async (): Promise<void> => {
     for (let attempt = 0; !closed; attempt++) {
       try {
-        const sub = await kv.subscribe(eventsChannel, deliver);
+        const sub = await kv.subscribe(eventsChannel, deliver, () => {
+          logger.warn('the event subscription was interrupted; telling clients to resync');
+          resyncLocally(resyncReasons.gap);
+        });
         if (closed) sub.close();
         else subscription = sub;
         return;
@@ -104,15 +136,86 @@ export function createEvents(deps: { kv: KeyValue; logger: Logger; replicaId?: s
   };
   const subscribed = subscribe();
 
+  // --- publishing: at least once, in order ----------------------------------------------------------------
+
+  interface Outgoing {
+    events: DomainEvent[];
+    claim?: string;
+    /** The claim is ours (or there is none): only the publish is left. */
+    claimed: boolean;
+    timestamp: string;
+  }
+  const pending: Outgoing[] = [];
+  let retryTimer: NodeJS.Timeout | undefined;
+  let attempts = 0;
+  let draining = false;
+
+  /** Claims (unless already ours) and publishes one message; false when another replica owns the claim. */
+  const send = async (item: Outgoing): Promise<boolean> => {
+    if (!item.claimed) {
+      const key = `event-claim:${item.claim}`;
+      // A claim whose reply was lost on the way back is still ours: its value says so.
+      const won = (await kv.set(key, replicaId, { ttlMs: claimTtlMs, ifAbsent: true })) || (await kv.get(key)) === replicaId;
+      if (!won) return false;
+      item.claimed = true;
+    }
+    const message: WireMessage = { v: 1, origin: replicaId, timestamp: item.timestamp, events: item.events };
+    await kv.publish(eventsChannel, JSON.stringify(message));
+    return true;
+  };
+
+  const scheduleRetry = (err: unknown) => {
+    if (attempts === 0) logger.warn({ err, pending: pending.length }, 'could not publish events; retrying until the store takes them');
+    const delay = retryDelayMs(attempts++);
+    clearTimeout(retryTimer);
+    retryTimer = setTimeout(() => {
+      retryTimer = undefined;
+      void drain();
+    }, delay);
+    retryTimer.unref?.();
+  };
+
+  /** Sends what is pending, oldest first; on a failure, waits and tries again from the same message. */
+  const drain = async (): Promise<void> => {
+    if (draining) return; // the running loop takes what was added
+    draining = true;
+    try {
+      while (pending.length > 0 && !closed) {
+        await send(pending[0]);
+        pending.shift();
+        attempts = 0;
+      }
+    } catch (err) {
+      scheduleRetry(err);
+    } finally {
+      draining = false;
+    }
+  };
+
+  /** The store has been away so long that holding more would be unbounded: clients refetch instead. */
+  const collapse = () => {
+    logger.error({ dropped: pending.length }, 'too many events waiting for the store; replacing them with a resync');
+    pending.length = 0;
+    pending.push({ events: [{ type: 'resync', data: { reason: resyncReasons.overflow } }], claimed: true, timestamp: new Date().toISOString() });
+  };
+
   async function publishAll(events: DomainEvent[], opts: PublishOptions = {}): Promise<void> {
     if (closed || events.length === 0) return;
     await subscribed;
-    if (opts.claim !== undefined) {
-      const won = await kv.set(`event-claim:${opts.claim}`, replicaId, { ttlMs: claimTtlMs, ifAbsent: true });
-      if (!won) return;
+    const item: Outgoing = { events, claim: opts.claim, claimed: opts.claim === undefined, timestamp: new Date().toISOString() };
+    // Behind messages waiting for a retry, this one waits too: what one replica publishes leaves in order.
+    if (pending.length > 0) {
+      pending.push(item);
+      if (pending.length > maxPending) collapse();
+      return;
     }
-    const message: WireMessage = { v: 1, origin: replicaId, timestamp: new Date().toISOString(), events };
-    await kv.publish(eventsChannel, JSON.stringify(message));
+    try {
+      await send(item);
+    } catch (err) {
+      // Not lost: kept and retried (receivers drop it if a later change of its object overtook it meanwhile).
+      pending.push(item);
+      if (!draining && retryTimer === undefined) scheduleRetry(err);
+    }
   }
 
   return {
@@ -124,8 +227,10 @@ export function createEvents(deps: { kv: KeyValue; logger: Logger; replicaId?: s
     },
     publish: (event, opts) => publishAll([event], opts),
     publishAll,
+    pendingCount: () => pending.length,
     async close() {
       closed = true;
+      clearTimeout(retryTimer);
       listeners.clear();
       subscription?.close();
       subscription = undefined;

@@ -108,11 +108,15 @@ export function checkCreate(deps: CreateCheckDeps, actor: Actor, input: CreateIn
     throw new PorticoError('DEPLOYMENT_MODE_NOT_ALLOWED', `rgd "${entry.name}" does not allow deployment mode "${mode}"`, {
       deploymentMode: mode,
       allowed: entry.allowedDeploymentModes,
+      requestedMode: mode,
+      allowedModes: entry.allowedDeploymentModes,
     });
   }
   if (mode !== 'direct' && !config.gitopsRepo) {
     throw unprocessable(`deployment mode "${mode}" needs a GitOps repository: set ${gitopsRepoSetting}`, {
       deploymentMode: mode,
+      requestedMode: mode,
+      allowedModes: entry.allowedDeploymentModes,
       setting: gitopsRepoSetting,
     });
   }

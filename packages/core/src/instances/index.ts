@@ -17,3 +17,7 @@ export { checkCreate, findProject, gitopsRepoSetting, type CreationPlan } from '
 export { createGitWriter, manifestPath, manifestYaml, type GitWriter } from './gitops.js';
 export { eventsForChange, deployProgress, readyResourcesOf, claimOf } from './instance-events.js';
 export { applyMergePatch, mergePatchBetween } from './merge-patch.js';
+export { childrenOf } from './children.js';
+export { createInstanceHistory, maxInstanceEvents } from './instance-history.js';
+export { readTimeline, statusEntry, withEntry, timelineAnnotation, maxTimelineEntries } from './timeline.js';
+export { recordStatusChanges } from './timeline-recorder.js';

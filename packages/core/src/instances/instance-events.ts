@@ -34,6 +34,8 @@ const scope = (item: IndexedInstance) => ({
   project: item.project,
   namespace: item.instance.namespace,
   name: item.instance.name,
+  uid: item.object.metadata.uid ?? item.id,
+  resourceVersion: item.object.metadata.resourceVersion,
 });
 
 /**

@@ -1,10 +1,14 @@
 import type * as api from '@portico/api';
 import type { CatalogChange, CatalogEntry } from '../catalog/index.js';
 import type { Informer, InformerEvent, InformerEventType } from '../cluster/informer-types.js';
+import { reached, type WriteTarget } from '../cluster/resource-version.js';
 import type { Logger } from '../logger.js';
 import type { Cluster, Disposable, KubeObject, ResourceRef } from '../ports/cluster.js';
+import { deepFreeze } from '../freeze.js';
+import { withLazyJsonText } from '../json-text.js';
 import type { InstanceKey } from '../types.js';
 import { instanceId, instanceObject, keyOf, toInstance } from './instance-resource.js';
+import { createSortedViews, type InstanceSortBy, type SortedView, type ViewSpec } from './sorted-views.js';
 
 /** How the index obtains informers (the cluster module's `createInformer`). */
 export type CreateInformer = (cluster: Cluster, ref: ResourceRef, opts?: { namespace?: string; logger?: Logger }) => Informer;
@@ -15,12 +19,17 @@ export interface CatalogSource {
   onChange(listener: (action: CatalogChange, entry: CatalogEntry) => void): Disposable;
 }
 
-/** One instance as the index holds it: converted once per change, read many times. */
+/**
+ * One instance as the index holds it: converted once per change, read many times. `object` is the informer's
+ * frozen object (the one the cluster adapter handed out), `instance` its frozen wire form, serialised once.
+ */
 export interface IndexedInstance {
   /** `<namespace>/<kind>/<name>`. */
   id: string;
   object: KubeObject;
   instance: api.Instance;
+  /** The value of each sort key, computed once (a date sort compares numbers, not timestamps). */
+  sortKeys: Record<InstanceSortBy, string | number>;
   /** '' when the object carries no project label (created outside Portico): visible to Server Admins only. */
   project: string;
   /** `instances/<project>/<namespace>/<kind>/<name>`. */
@@ -32,7 +41,7 @@ export interface IndexedInstance {
 }
 
 /** A write the index should show: a resourceVersion (or a later one), or the object gone / being deleted. */
-export type IndexTarget = { resourceVersion: string } | { deleted: true };
+export type IndexTarget = WriteTarget;
 
 export interface IndexChange {
   action: 'add' | 'update' | 'delete';
@@ -60,6 +69,12 @@ export interface InstanceIndex {
   inProject(project: string): Iterable<IndexedInstance>;
   projects(): string[];
   all(): Iterable<IndexedInstance>;
+  /** How many instances the index holds: in `project`, or everywhere. */
+  size(project?: string): number;
+  /** Instances per RGD name: in `project`, or everywhere. Maintained on every change, never counted on a read. */
+  rgdCounts(project?: string): ReadonlyMap<string, number>;
+  /** The sorted view for `spec` (see sorted-views.ts): a page is read by position. */
+  view(spec: ViewSpec): SortedView<IndexedInstance>;
   /** The watched resource of a kind, undefined when no catalog RGD serves it (yet). */
   refOf(entry: CatalogEntry): ResourceRef | undefined;
   onChange(listener: (change: IndexChange) => void): Disposable;
@@ -77,16 +92,6 @@ export interface InstanceIndex {
   waitFor(key: InstanceKey, target: IndexTarget, timeoutMs?: number): Promise<boolean>;
 }
 
-const integer = /^\d+$/;
-
-function reached(item: IndexedInstance | undefined, target: IndexTarget): boolean {
-  if ('deleted' in target) return item === undefined || item.object.metadata.deletionTimestamp !== undefined;
-  const current = item?.object.metadata.resourceVersion;
-  if (current === undefined) return false;
-  if (current === target.resourceVersion) return true;
-  return integer.test(current) && integer.test(target.resourceVersion) && BigInt(current) > BigInt(target.resourceVersion);
-}
-
 interface WatchedKind {
   ref: ResourceRef;
   informer: Informer;
@@ -98,6 +103,8 @@ interface WatchedKind {
 }
 
 const gvk = (e: { group: string; version: string; kind: string }) => `${e.group}/${e.version}/${e.kind}`;
+
+const integer = /^\d+$/;
 
 function highestVersion(objects: KubeObject[]): string {
   let best = '';
@@ -122,6 +129,19 @@ export function createInstanceIndex(deps: {
   const logger = deps.logger.child({ module: 'instance-index' });
   const byId = new Map<string, IndexedInstance>();
   const byProject = new Map<string, Map<string, IndexedInstance>>();
+  const views = createSortedViews<IndexedInstance>();
+  const rgdCountsAll = new Map<string, number>();
+  const rgdCountsByProject = new Map<string, Map<string, number>>();
+  const countRgd = (item: IndexedInstance, delta: 1 | -1) => {
+    let inProject = rgdCountsByProject.get(item.project);
+    if (!inProject) rgdCountsByProject.set(item.project, (inProject = new Map()));
+    for (const counts of [rgdCountsAll, inProject]) {
+      const next = (counts.get(item.instance.rgdName) ?? 0) + delta;
+      if (next > 0) counts.set(item.instance.rgdName, next);
+      else counts.delete(item.instance.rgdName);
+    }
+    if (inProject.size === 0) rgdCountsByProject.delete(item.project);
+  };
   const watched = new Map<string, WatchedKind>();
   const listeners = new Set<(change: IndexChange) => void>();
   const kindListeners = new Set<(joined: KindIndexed) => void>();
@@ -159,6 +179,7 @@ export function createInstanceIndex(deps: {
   };
 
   const unlink = (item: IndexedInstance) => {
+    countRgd(item, -1);
     byId.delete(item.id);
     const bucket = byProject.get(item.project);
     bucket?.delete(item.id);
@@ -172,12 +193,21 @@ export function createInstanceIndex(deps: {
   };
 
   const indexed = (object: KubeObject, kind: WatchedKind): IndexedInstance => {
-    const instance = toInstance(object, { isClusterScoped: !kind.ref.namespaced, rgdName: kind.entry.name });
+    const instance = deepFreeze(withLazyJsonText(toInstance(object, { isClusterScoped: !kind.ref.namespaced, rgdName: kind.entry.name })));
     const key = keyOfKind(object, kind);
     return {
       id: instanceId(key),
       object,
       instance,
+      sortKeys: {
+        name: instance.name,
+        namespace: instance.namespace,
+        kind: instance.kind,
+        project: instance.project,
+        health: instance.health,
+        createdAt: Date.parse(instance.createdAt) || 0,
+        updatedAt: Date.parse(instance.updatedAt) || 0,
+      },
       project: instance.project,
       rbacObject: instanceObject(instance.project, key),
       kindKey: gvk(kind.ref),
@@ -191,6 +221,8 @@ export function createInstanceIndex(deps: {
     if (previous) unlink(previous);
     byId.set(item.id, item);
     projectBucket(item.project).set(item.id, item);
+    countRgd(item, 1);
+    views.update(previous, item);
     if (!silent) emit({ action: previous ? 'update' : 'add', current: item, previous, cause });
   };
 
@@ -198,6 +230,7 @@ export function createInstanceIndex(deps: {
     const previous = byId.get(id);
     if (!previous) return;
     unlink(previous);
+    views.update(previous, undefined);
     emit({ action: 'delete', current: previous, previous, cause });
   };
 
@@ -282,6 +315,9 @@ export function createInstanceIndex(deps: {
       watched.clear();
       byId.clear();
       byProject.clear();
+      views.clear();
+      rgdCountsAll.clear();
+      rgdCountsByProject.clear();
     },
 
     get(key) {
@@ -298,6 +334,21 @@ export function createInstanceIndex(deps: {
 
     all() {
       return byId.values();
+    },
+
+    size(project) {
+      return project === undefined ? byId.size : (byProject.get(project)?.size ?? 0);
+    },
+
+    rgdCounts(project) {
+      return project === undefined ? rgdCountsAll : (rgdCountsByProject.get(project) ?? new Map());
+    },
+
+    view(spec) {
+      return views.view(spec, function* () {
+        if (!spec.projects) yield* byId.values();
+        else for (const project of spec.projects) yield* byProject.get(project)?.values() ?? [];
+      });
     },
 
     refOf(entry) {
@@ -320,10 +371,10 @@ export function createInstanceIndex(deps: {
 
     waitFor(key, target, timeoutMs = 5_000) {
       const id = instanceId(key);
-      if (reached(byId.get(id), target)) return Promise.resolve(true);
+      if (reached(byId.get(id)?.object, target)) return Promise.resolve(true);
       return new Promise((resolve) => {
         const listener = () => {
-          if (reached(byId.get(id), target)) finish(true);
+          if (reached(byId.get(id)?.object, target)) finish(true);
         };
         const finish = (ok: boolean) => {
           clearTimeout(timer);

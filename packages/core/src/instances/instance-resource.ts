@@ -1,7 +1,7 @@
 import type * as api from '@portico/api';
 import type { KubeObject } from '../ports/cluster.js';
 import type { InstanceKey } from '../types.js';
-import { rbacObject } from '../rbac/objects.js';
+import { rbacObject } from '@portico/api';
 import { instanceHealth } from './health.js';
 
 /** Labels and annotations Portico puts on the instances it creates. */

@@ -1,6 +1,8 @@
+import type { Instance } from '@portico/api';
 import type { Actor } from '../actor.js';
 import { validateValues, type Catalog } from '../catalog/index.js';
 import type { Informer } from '../cluster/informer-types.js';
+import { retryOnConflict } from '../cluster/retry.js';
 import type { PorticoConfig } from '../config.js';
 import { isPorticoError, conflict, forbidden, notFound, unprocessable, validationFailed } from '../errors.js';
 import { publishCatalogChanges } from '../events/catalog-events.js';
@@ -13,8 +15,11 @@ import { createGitWriter, manifestPath, manifestYaml, type GitWriter } from './g
 import { claimOf, eventsForChange } from './instance-events.js';
 import { createInstanceIndex, type CreateInformer, type IndexedInstance, type InstanceIndex } from './instance-index.js';
 import { instanceAnnotations, instanceManifest, manifestFieldsOf, toInstance } from './instance-resource.js';
-import { listPage, visibleInstances } from './list-query.js';
+import { createInstanceHistory } from './instance-history.js';
+import { listPage, visibleCount, visibleRgdCounts } from './list-query.js';
 import { applyMergePatch, mergePatchBetween } from './merge-patch.js';
+import { recordStatusChanges } from './timeline-recorder.js';
+import { readTimeline, timelineAnnotation, withEntry } from './timeline.js';
 
 export interface InstancesDeps {
   cluster: Cluster;
@@ -30,7 +35,7 @@ export interface InstancesDeps {
 
 export interface Instances extends InstancesService {
   /** Instances per RGD name that `actor` may see: the catalog's `instances` field. */
-  instanceCounts(actor: Actor): Map<string, number>;
+  instanceCounts(actor: Actor): ReadonlyMap<string, number>;
   /** Starts the instance index (one informer per catalog kind) and event publishing; resolves when synced. */
   start(): Promise<void>;
   stop(): Promise<void>;
@@ -38,11 +43,12 @@ export interface Instances extends InstancesService {
   readonly index: InstanceIndex;
 }
 
-/** Retries of a PATCH without a client resourceVersion, when a concurrent writer (kro's status) got in between. */
-const patchAttempts = 3;
+/** Attempts of a PATCH without a client resourceVersion racing other writers (30 concurrent PATCHes all land). */
+const patchAttempts = 50;
 
 const shortName = (key: InstanceKey) => (key.namespace ? `${key.namespace}/${key.name}` : key.name);
 const describeKey = (key: InstanceKey) => (key.namespace ? `${key.namespace}/${key.kind}/${key.name}` : `${key.kind}/${key.name}`);
+const timestamp = () => new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
 
 /**
  * Instances of catalog RGDs: creation with the contract's checks in order, deployment modes (direct, GitOps,
@@ -55,29 +61,18 @@ export function createInstances(deps: InstancesDeps): Instances {
   let git: GitWriter | undefined;
   const gitWriter = () => (git ??= createGitWriter(config.gitopsRepo!, logger));
   const subscriptions: Disposable[] = [];
-
-  // The catalog asks for every caller's per-RGD counts on each list; remember them per principal until an
-  // instance or the policy changes (both bump the generation), so a catalog list is not a walk of instances.
-  let generation = 0;
-  let countsGeneration = -1;
-  const countsByPrincipal = new Map<string, Map<string, number>>();
-  const principalOf = (actor: Actor) => (actor.groups.length ? `${actor.subject}\n${[...actor.groups].sort().join('\n')}` : actor.subject);
-  subscriptions.push(
-    index.onChange(() => void (generation += 1)),
-    index.onKindIndexed(() => void (generation += 1)),
-    authz.onChange(() => void (generation += 1)),
-  );
+  const history = createInstanceHistory({ cluster, catalog });
 
   const totalResources = (item: IndexedInstance) => catalog.entry(item.instance.rgdName)?.resources.length ?? 0;
 
   /** The instance if `actor` may get it; absent and invisible look the same (404, never 403). */
-  const visible = (actor: Actor, key: InstanceKey): IndexedInstance => {
+  const getVisible = (actor: Actor, key: InstanceKey): IndexedInstance => {
     const item = index.get(key);
     if (!item || !authz.can(actor, 'get', item.rbacObject)) throw notFound('instance', describeKey(key));
     return item;
   };
 
-  const allowed = (actor: Actor, action: 'update' | 'delete', item: IndexedInstance) => {
+  const requireAllowed = (actor: Actor, action: 'update' | 'delete', item: IndexedInstance) => {
     if (!authz.can(actor, action, item.rbacObject)) throw forbidden(`you may not ${action} instance "${item.instance.name}"`);
   };
 
@@ -89,8 +84,34 @@ export function createInstances(deps: InstancesDeps): Instances {
     return gitWriter().commit(manifestPath(item.project, item.key), manifest && manifestYaml(manifest), message);
   };
 
+  /** Best effort: a deletion is not refused because its history entry could not be written. */
+  const recordDeletion = async (actor: Actor, item: IndexedInstance) => {
+    const entry = { timestamp: timestamp(), type: 'deleted' as const, actor: actor.id, message: 'deletion requested' };
+    try {
+      const { name, namespace } = item.object.metadata;
+      const current = (await cluster.get(item.ref, name, namespace)) ?? item.object;
+      const entries = readTimeline(current);
+      const resourceVersion = current.metadata.resourceVersion;
+      await cluster.patch(item.ref, name, { metadata: { annotations: { [timelineAnnotation]: withEntry(entries, entry) } } }, { namespace, resourceVersion });
+    } catch (err) {
+      logger.warn({ err, instance: item.id }, 'could not record the deletion in the instance timeline');
+    }
+  };
+
   const service: Instances = {
     index,
+
+    events(actor, key) {
+      return history.events(getVisible(actor, key));
+    },
+
+    timeline(actor, key) {
+      return history.timeline(getVisible(actor, key));
+    },
+
+    children(actor, key) {
+      return history.children(getVisible(actor, key));
+    },
 
     async create(actor, input) {
       const plan = checkCreate({ catalog, authz, projects: deps.projects, config }, actor, input);
@@ -110,8 +131,14 @@ export function createInstances(deps: InstancesDeps): Instances {
         rgdName: entry.name,
         deploymentMode: mode,
         createdBy: actor.id,
-        createdAt: new Date().toISOString().replace(/\.\d{3}Z$/, 'Z'),
+        createdAt: timestamp(),
         spec,
+      });
+      manifest.metadata.annotations![timelineAnnotation] = withEntry([], {
+        timestamp: manifest.metadata.annotations![instanceAnnotations.createdAt],
+        type: 'created',
+        actor: actor.id,
+        message: `created ${entry.kind} ${shortName(key)} from rgd ${entry.name} (${mode})`,
       });
       const context = { isClusterScoped: entry.isClusterScoped, rgdName: entry.name };
 
@@ -138,43 +165,30 @@ export function createInstances(deps: InstancesDeps): Instances {
     },
 
     list(actor, query) {
-      return listPage(visibleInstances(index, authz, actor, query.project), query);
+      return listPage(index, authz, actor, query);
     },
 
     count(actor) {
-      let count = 0;
-      for (const _ of visibleInstances(index, authz, actor)) count++;
-      return { count };
+      return { count: visibleCount(index, authz, actor) };
     },
 
     instanceCounts(actor) {
-      if (countsGeneration !== generation) {
-        countsByPrincipal.clear();
-        countsGeneration = generation;
-      }
-      const principal = principalOf(actor);
-      const known = countsByPrincipal.get(principal);
-      if (known) return new Map(known);
-      const counts = new Map<string, number>();
-      for (const { instance } of visibleInstances(index, authz, actor)) counts.set(instance.rgdName, (counts.get(instance.rgdName) ?? 0) + 1);
-      if (countsByPrincipal.size >= 10_000) countsByPrincipal.clear();
-      countsByPrincipal.set(principal, counts);
-      return new Map(counts);
+      return visibleRgdCounts(index, authz, actor);
     },
 
     get(actor, key) {
-      return visible(actor, key).instance;
+      return getVisible(actor, key).instance;
     },
 
     async patch(actor, key, input) {
-      const item = visible(actor, key);
-      allowed(actor, 'update', item);
+      const item = getVisible(actor, key);
+      requireAllowed(actor, 'update', item);
       const entry = catalog.entry(item.instance.rgdName) ?? catalog.entryForKind(key.kind);
       if (!entry) throw conflict(`rgd "${item.instance.rgdName}" is no longer in the catalog`, { rgd: item.instance.rgdName });
       const schema = catalog.schemaOf(entry);
       const namespace = key.namespace || undefined;
 
-      for (let attempt = 1; ; attempt++) {
+      const attempt = async (): Promise<Instance> => {
         // The current object, not the index's copy: the merge base must be the version we send a precondition for.
         const current = await cluster.get(item.ref, key.name, namespace);
         if (!current) throw notFound('instance', describeKey(key));
@@ -185,9 +199,17 @@ export function createInstances(deps: InstancesDeps): Instances {
         const merged = applyMergePatch(current.spec ?? {}, input.spec);
         const result = validateValues(schema, merged);
         if (!result.ok) throw validationFailed(result.fields, `the values do not match the schema of rgd "${entry.name}"`);
+        const updatedAt = timestamp();
         const annotations: Record<string, string> = {
           [instanceAnnotations.updatedBy]: actor.id,
-          [instanceAnnotations.updatedAt]: new Date().toISOString().replace(/\.\d{3}Z$/, 'Z'),
+          [instanceAnnotations.updatedAt]: updatedAt,
+          // In the same guarded write as the change itself, so the history never records a change that lost a race.
+          [timelineAnnotation]: withEntry(readTimeline(current), {
+            timestamp: updatedAt,
+            type: 'updated',
+            actor: actor.id,
+            message: `spec changed: ${Object.keys(input.spec).join(', ') || 'nothing'}`,
+          }),
         };
         const mode = item.instance.deploymentMode;
         if (mode !== 'direct') {
@@ -201,25 +223,24 @@ export function createInstances(deps: InstancesDeps): Instances {
           if (mode === 'gitops') return { ...item.instance, spec: result.value, gitCommit: sha };
           annotations[instanceAnnotations.gitCommit] = sha;
         }
-        try {
-          const patched = await cluster.patch(
-            item.ref,
-            key.name,
-            { metadata: { annotations }, spec: mergePatchBetween(current.spec ?? {}, result.value) as Record<string, unknown> },
-            { namespace, resourceVersion: version },
-          );
-          await index.waitFor(key, { resourceVersion: patched.metadata.resourceVersion ?? '' });
-          return toInstance(patched, { isClusterScoped: !item.ref.namespaced, rgdName: entry.name });
-        } catch (err) {
-          const raced = isPorticoError(err) && err.code === 'CONFLICT';
-          if (!raced || input.resourceVersion !== undefined || attempt >= patchAttempts) throw err;
-        }
-      }
+        const patched = await cluster.patch(
+          item.ref,
+          key.name,
+          { metadata: { annotations }, spec: mergePatchBetween(current.spec ?? {}, result.value) as Record<string, unknown> },
+          { namespace, resourceVersion: version },
+        );
+        await index.waitFor(key, { resourceVersion: patched.metadata.resourceVersion ?? '' });
+        return toInstance(patched, { isClusterScoped: !item.ref.namespaced, rgdName: entry.name });
+      };
+      // A merge patch that names no version applies to whatever is current: a concurrent writer (another
+      // client, kro's status) only means re-reading and merging again. A named version is the client's own
+      // precondition: its conflict is the client's to resolve (409).
+      return input.resourceVersion === undefined ? retryOnConflict(attempt, { attempts: patchAttempts }) : attempt();
     },
 
     async delete(actor, key) {
-      const item = visible(actor, key);
-      allowed(actor, 'delete', item);
+      const item = getVisible(actor, key);
+      requireAllowed(actor, 'delete', item);
       const namespace = key.namespace || undefined;
       const mode = item.instance.deploymentMode;
       if (mode !== 'direct') {
@@ -227,6 +248,7 @@ export function createInstances(deps: InstancesDeps): Instances {
         // GitOps: removing the file is the deletion; the controller prunes the resource.
         if (mode === 'gitops') return { ...item.instance, status: { ...item.instance.status, state: 'DELETING' }, health: 'Progressing', gitCommit: sha };
       }
+      await recordDeletion(actor, item);
       try {
         await cluster.delete(item.ref, key.name, namespace);
       } catch (err) {
@@ -258,6 +280,7 @@ export function createInstances(deps: InstancesDeps): Instances {
           );
         }),
         publishCatalogChanges(catalog, deps.events, logger),
+        recordStatusChanges({ cluster, index, logger }),
       );
       await index.start();
     },

@@ -1,60 +1,109 @@
 import type * as api from '@portico/api';
 import type { Actor } from '../actor.js';
+import { jsonText, withJsonText } from '../json-text.js';
 import type { Authorizer } from '../types.js';
 import type { IndexedInstance, InstanceIndex } from './instance-index.js';
 
 /**
- * The instances `actor` may `get`, read from the index project by project: only the actor's member projects
- * (every project for a Server Admin), so a request never walks instances of projects it has no role in.
+ * What `actor` may see of the index: every project (`undefined`, a Server Admin), or the member projects where
+ * its roles reach instances, with those whose rules are item-level (`some`) named so each of their instances is
+ * decided with `can`. Decided per role from its compiled policy lines, not per instance.
  */
-export function* visibleInstances(index: InstanceIndex, authz: Authorizer, actor: Actor, onlyProject?: string): Generator<IndexedInstance> {
-  const projects = authz.isServerAdmin(actor) ? index.projects() : authz.memberProjects(actor);
-  for (const project of projects) {
+export interface Reach {
+  projects?: string[];
+  itemLevel: ReadonlySet<string>;
+}
+
+export function reachOf(authz: Authorizer, actor: Actor, onlyProject?: string): Reach {
+  if (authz.isServerAdmin(actor)) return { projects: onlyProject === undefined ? undefined : [onlyProject], itemLevel: new Set() };
+  const projects: string[] = [];
+  const itemLevel = new Set<string>();
+  for (const project of authz.memberProjects(actor)) {
     if (onlyProject !== undefined && project !== onlyProject) continue;
-    for (const item of index.inProject(project)) if (authz.can(actor, 'get', item.rbacObject)) yield item;
+    const reach = authz.instanceReach(actor, project);
+    if (reach === 'none') continue;
+    projects.push(project);
+    if (reach === 'some') itemLevel.add(project);
+  }
+  return { projects, itemLevel };
+}
+
+/** The instances `actor` may `get`, project by project: only its member projects (all for a Server Admin). */
+export function* visibleInstances(index: InstanceIndex, authz: Authorizer, actor: Actor, onlyProject?: string): Generator<IndexedInstance> {
+  const reach = reachOf(authz, actor, onlyProject);
+  const projects = reach.projects ?? index.projects();
+  for (const project of projects) {
+    const decide = reach.itemLevel.has(project);
+    for (const item of index.inProject(project)) if (!decide || authz.can(actor, 'get', item.rbacObject)) yield item;
   }
 }
 
-type Filter = Pick<api.InstanceListQuery, 'namespace' | 'rgdName' | 'kind' | 'health' | 'search'>;
-
-export function matcherFor(query: Filter): (item: IndexedInstance) => boolean {
-  const search = query.search?.trim().toLowerCase();
-  return ({ instance: i }) =>
-    (query.namespace === undefined || i.namespace === query.namespace) &&
-    (query.rgdName === undefined || i.rgdName === query.rgdName) &&
-    (query.kind === undefined || i.kind === query.kind) &&
-    (query.health === undefined || i.health === query.health) &&
-    (!search || i.name.toLowerCase().includes(search));
+/** How many instances `actor` may see: maintained counts for whole projects, a counted walk for item-level ones. */
+export function visibleCount(index: InstanceIndex, authz: Authorizer, actor: Actor): number {
+  const reach = reachOf(authz, actor);
+  if (!reach.projects) return index.size();
+  let count = 0;
+  for (const project of reach.projects) {
+    if (!reach.itemLevel.has(project)) count += index.size(project);
+    else for (const item of index.inProject(project)) if (authz.can(actor, 'get', item.rbacObject)) count++;
+  }
+  return count;
 }
 
-type SortBy = api.InstanceListQuery['sortBy'];
-
-const sortValue: Record<SortBy, (i: api.Instance) => string | number> = {
-  name: (i) => i.name,
-  namespace: (i) => i.namespace,
-  kind: (i) => i.kind,
-  project: (i) => i.project,
-  health: (i) => i.health,
-  createdAt: (i) => Date.parse(i.createdAt) || 0,
-  updatedAt: (i) => Date.parse(i.updatedAt) || 0,
-};
-
-const compare = (a: string | number, b: string | number) => (a < b ? -1 : a > b ? 1 : 0);
+/** Instances per RGD name that `actor` may see, from the maintained per-project counts where roles allow. */
+export function visibleRgdCounts(index: InstanceIndex, authz: Authorizer, actor: Actor): ReadonlyMap<string, number> {
+  const reach = reachOf(authz, actor);
+  if (!reach.projects) return index.rgdCounts();
+  const counts = new Map<string, number>();
+  const add = (rgd: string, n: number) => counts.set(rgd, (counts.get(rgd) ?? 0) + n);
+  for (const project of reach.projects) {
+    if (!reach.itemLevel.has(project)) for (const [rgd, n] of index.rgdCounts(project)) add(rgd, n);
+    else for (const item of index.inProject(project)) if (authz.can(actor, 'get', item.rbacObject)) add(item.instance.rgdName, 1);
+  }
+  return counts;
+}
 
 /**
- * Filters, sorts and pages; totalCount counts every visible match, not the page. Sorts by the field, then by
- * namespace/kind/name so pages are stable; `desc` reverses the whole order. Each item's sort value is read once,
- * not per comparison: a date sort of n instances parses n timestamps, not 2·n·log n.
+ * One page of what `actor` may see, read from a sorted view (filters by project, namespace, kind, rgdName and
+ * health are served by the view; the sort is the view's order, ties broken by id; `desc` reads it backwards).
+ * Without a search and without item-level rules the page is read by position and totalCount is the view's size:
+ * O(page + log n). Otherwise the view is walked in order, counting matches (the fallback the design allows).
+ * The answer carries its JSON, spliced from each instance's own (serialised once per resourceVersion).
  */
-export function listPage(items: Iterable<IndexedInstance>, query: api.InstanceListQuery): api.InstanceList {
-  const matches = matcherFor(query);
-  const value = sortValue[query.sortBy ?? 'name'] ?? sortValue.name;
-  const sign = query.sortOrder === 'desc' ? -1 : 1;
-  const rows: { item: IndexedInstance; key: string | number }[] = [];
-  for (const item of items) if (matches(item)) rows.push({ item, key: value(item.instance) });
-  rows.sort((a, b) => sign * (compare(a.key, b.key) || compare(a.item.id, b.item.id)));
+export function listPage(index: InstanceIndex, authz: Authorizer, actor: Actor, query: api.InstanceListQuery): api.InstanceList {
   const page = query.page ?? 1;
   const pageSize = query.pageSize ?? 20;
   const first = (page - 1) * pageSize;
-  return { items: rows.slice(first, first + pageSize).map((r) => r.item.instance), totalCount: rows.length, page, pageSize };
+  const reach = reachOf(authz, actor, query.project);
+  let items: IndexedInstance[] = [];
+  let totalCount = 0;
+  if (!reach.projects || reach.projects.length > 0) {
+    const view = index.view({
+      projects: reach.projects,
+      namespace: query.namespace,
+      kind: query.kind,
+      rgdName: query.rgdName,
+      health: query.health,
+      sortBy: query.sortBy ?? 'name',
+    }).items;
+    const at = query.sortOrder === 'desc' ? (i: number) => view[view.length - 1 - i] : (i: number) => view[i];
+    const search = query.search?.trim().toLowerCase();
+    if (!search && reach.itemLevel.size === 0) {
+      totalCount = view.length;
+      for (let i = first; i < Math.min(view.length, first + pageSize); i++) items.push(at(i));
+    } else {
+      const matches = (item: IndexedInstance) =>
+        (!search || item.instance.name.toLowerCase().includes(search)) &&
+        (!reach.itemLevel.has(item.project) || authz.can(actor, 'get', item.rbacObject));
+      items = [];
+      for (let i = 0; i < view.length; i++) {
+        const item = at(i);
+        if (!matches(item)) continue;
+        if (totalCount >= first && items.length < pageSize) items.push(item);
+        totalCount++;
+      }
+    }
+  }
+  const list: api.InstanceList = { items: items.map((i) => i.instance), totalCount, page, pageSize };
+  return withJsonText(list, `{"items":[${list.items.map(jsonText).join(',')}],"totalCount":${totalCount},"page":${page},"pageSize":${pageSize}}`);
 }

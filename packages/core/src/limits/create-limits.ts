@@ -17,6 +17,8 @@ export interface Limits {
    */
   check(name: LimitName, key: string): Promise<RateLimitState | undefined>;
   lockout: LoginLockout;
+  /** Refused WebSocket upgrades per client IP (`assertOpen(ip, '')` / `recordFailure(ip, '')`). */
+  upgradeLockout: LoginLockout;
 }
 
 export interface LimitsDeps {
@@ -38,5 +40,14 @@ export function createLimits(deps: LimitsDeps): Limits {
     rules,
     check: (name, key) => countRequest(kv, name, rules[name], key, logger),
     lockout: createLoginLockout({ kv, rule: rules.loginFailures, now: deps.now, logger }),
+    upgradeLockout: createLoginLockout({
+      kv,
+      rule: rules.wsUpgradeFailures,
+      now: deps.now,
+      logger,
+      name: 'ws-upgrade-lockout',
+      message: 'too many refused WebSocket upgrades from this address, retry later',
+      logLine: 'WebSocket upgrades locked out after repeated failures',
+    }),
   };
 }

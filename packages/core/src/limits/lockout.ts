@@ -28,13 +28,22 @@ type Scope = 'ip' | 'user';
 
 // Usernames compare case-insensitively here so `Admin` and `admin` share one counter.
 const subjectKey = (scope: Scope, value: string) => `${scope}:${keyPart(scope === 'user' ? value.trim().toLowerCase() : value)}`;
-const failuresKey = (scope: Scope, value: string) => `lockout:failures:${subjectKey(scope, value)}`;
-const lockKey = (scope: Scope, value: string) => `lockout:locked:${subjectKey(scope, value)}`;
+export interface LockoutOptions {
+  kv: KeyValue;
+  rule: RateLimitRule;
+  now?: () => number;
+  logger?: Logger;
+  /** Store-key namespace, 429 message and log line: the same mechanism also locks out failed WebSocket upgrades. */
+  name?: string;
+  message?: string;
+  logLine?: string;
+}
 
-const lockedOut = (retryAfter: number) => new PorticoError('RATE_LIMIT_EXCEEDED', LOCKED_OUT, {}, { retryAfter });
-
-export function createLoginLockout(deps: { kv: KeyValue; rule: RateLimitRule; now?: () => number; logger?: Logger }): LoginLockout {
-  const { kv, rule, logger } = deps;
+export function createLoginLockout(deps: LockoutOptions): LoginLockout {
+  const { kv, rule, logger, name = 'lockout', message = LOCKED_OUT, logLine = 'sign-in locked out after repeated failures' } = deps;
+  const failuresKey = (scope: Scope, value: string) => `${name}:failures:${subjectKey(scope, value)}`;
+  const lockKey = (scope: Scope, value: string) => `${name}:locked:${subjectKey(scope, value)}`;
+  const lockedOut = (retryAfter: number) => new PorticoError('RATE_LIMIT_EXCEEDED', message, {}, { retryAfter });
   const now = deps.now ?? Date.now;
   const windowMs = rule.windowSeconds * 1000;
   const disabled = rule.limit <= 0;
@@ -54,7 +63,7 @@ export function createLoginLockout(deps: { kv: KeyValue; rule: RateLimitRule; no
     // The lock lasts for the rest of the window the failures were counted in; it holds its end time.
     const ttlMs = Math.max(1000, resetMs);
     await kv.set(lockKey(scope, value), String(now() + ttlMs), { ttlMs });
-    if (count === rule.limit) logger?.warn({ scope, ...(scope === 'ip' ? { ip: value } : {}), seconds: Math.ceil(ttlMs / 1000) }, 'sign-in locked out after repeated failures');
+    if (count === rule.limit) logger?.warn({ scope, ...(scope === 'ip' ? { ip: value } : {}), seconds: Math.ceil(ttlMs / 1000) }, logLine);
   };
 
   return {

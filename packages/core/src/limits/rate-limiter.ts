@@ -1,6 +1,6 @@
 import { PorticoError, isPorticoError, rateLimited, unavailable } from '../errors.js';
 import type { Logger } from '../logger.js';
-import type { KeyValue } from '../ports/keyvalue.js';
+import type { KeyValue, ThrottleResult } from '../ports/keyvalue.js';
 import type { LimitName, RateLimitRule } from './rules.js';
 import { keyPart } from './store-key.js';
 
@@ -8,7 +8,7 @@ import { keyPart } from './store-key.js';
 export interface RateLimitState {
   limit: number;
   remaining: number;
-  /** Whole seconds until the window resets. */
+  /** Whole seconds until the bucket is full again (`remaining` back at `limit`). */
   resetSeconds: number;
 }
 
@@ -31,9 +31,10 @@ export const failClosed = (error: unknown): PorticoError =>
 export const rateLimitKey = (name: LimitName, key: string) => `ratelimit:${name}:${keyPart(key)}`;
 
 /**
- * Counts one request in a fixed window kept in the shared store (one atomic `incrWindow`, a Lua script in
- * Redis), so every replica sees the same count. Returns the bucket's state, or throws 429 with
- * `Retry-After` = whole seconds until the window resets (when a request would pass again).
+ * Counts one request against a smooth limit kept in the shared store (one atomic `throttle`, a Lua script in
+ * Redis), so every replica sees the same bucket: `rule.limit` requests may come at once, then they pass at
+ * the sustained rate of `limit` per window. Returns the bucket's state (`resetSeconds`: until the bucket is
+ * full again), or throws 429 with `Retry-After` = whole seconds until one request passes again.
  */
 export async function countRequest(
   kv: KeyValue,
@@ -43,17 +44,18 @@ export async function countRequest(
   logger?: Logger,
 ): Promise<RateLimitState | undefined> {
   if (rule.limit <= 0) return undefined;
-  let counted: { count: number; resetMs: number };
+  let taken: ThrottleResult;
   try {
-    counted = await kv.incrWindow(rateLimitKey(name, key), rule.windowSeconds * 1000);
+    taken = await kv.throttle(rateLimitKey(name, key), rule.limit, rule.windowSeconds * 1000);
   } catch (error) {
     throw failClosed(error);
   }
-  const resetSeconds = Math.max(1, Math.ceil(counted.resetMs / 1000));
-  const state = { limit: rule.limit, remaining: Math.max(0, rule.limit - counted.count), resetSeconds };
-  if (counted.count > rule.limit) {
-    logger?.debug({ bucket: name, retryAfter: resetSeconds }, 'rate limit exceeded');
-    throw rateLimited(resetSeconds, rateLimitHeaders(state));
+  const state = { limit: rule.limit, remaining: taken.remaining, resetSeconds: Math.max(1, Math.ceil(taken.resetMs / 1000)) };
+  if (!taken.allowed) {
+    // Rounded up, so a client that waits exactly this long gets through.
+    const retryAfter = Math.max(1, Math.ceil(taken.retryAfterMs / 1000));
+    logger?.debug({ bucket: name, retryAfter }, 'rate limit exceeded');
+    throw rateLimited(retryAfter, rateLimitHeaders(state));
   }
   return state;
 }

@@ -11,12 +11,15 @@ export interface RateLimitRule {
   windowSeconds: number;
 }
 
-/** Every rate limit plus `loginFailures`: failed local sign-ins per IP and per username before a lockout. */
-export type RateLimitRules = Record<LimitName | 'loginFailures', RateLimitRule>;
+/**
+ * Every rate limit plus two lockouts: `loginFailures` (failed local sign-ins per IP and per username) and
+ * `wsUpgradeFailures` (refused WebSocket upgrades per IP: bad tickets, foreign origins).
+ */
+export type RateLimitRules = Record<LimitName | 'loginFailures' | 'wsUpgradeFailures', RateLimitRule>;
 
 export const limitNames = ['login', 'oidcLogin', 'oidcCallback', 'ssoProviders', 'namespaces', 'user'] as const satisfies readonly LimitName[];
 
-/** Contract §9, and a lockout after 10 failed sign-ins within 15 minutes. */
+/** Contract §9, a lockout after 10 failed sign-ins within 15 minutes, and one after 30 refused upgrades a minute. */
 export const defaultRateLimits: Readonly<RateLimitRules> = Object.freeze({
   login: { limit: 5, windowSeconds: 60 },
   oidcLogin: { limit: 20, windowSeconds: 60 },
@@ -25,6 +28,7 @@ export const defaultRateLimits: Readonly<RateLimitRules> = Object.freeze({
   namespaces: { limit: 20, windowSeconds: 60 },
   user: { limit: 100, windowSeconds: 60 },
   loginFailures: { limit: 10, windowSeconds: 900 },
+  wsUpgradeFailures: { limit: 30, windowSeconds: 60 },
 });
 
 const VARIABLE = 'PORTICO_RATE_LIMITS';
@@ -39,7 +43,7 @@ const Rule = z.union([
     .strict(),
 ]);
 
-const Overrides = z.partialRecord(z.enum([...limitNames, 'loginFailures']), Rule);
+const Overrides = z.partialRecord(z.enum([...limitNames, 'loginFailures', 'wsUpgradeFailures']), Rule);
 
 const invalid = (message: string) =>
   new PorticoError('BAD_REQUEST', `invalid configuration: ${VARIABLE}: ${message}`, { variable: VARIABLE });

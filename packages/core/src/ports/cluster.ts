@@ -46,6 +46,8 @@ export const resources = {
   project: { group: 'portico.dev', version: 'v1alpha1', kind: 'Project', plural: 'projects', namespaced: true },
   secret: { group: '', version: 'v1', kind: 'Secret', plural: 'secrets', namespaced: true },
   namespace: { group: '', version: 'v1', kind: 'Namespace', plural: 'namespaces', namespaced: false },
+  /** core/v1 Events: what controllers (kro) report about objects; read by the instance `/events` route. */
+  event: { group: '', version: 'v1', kind: 'Event', plural: 'events', namespaced: true },
 } as const satisfies Record<string, ResourceRef>;
 
 export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK';
@@ -70,6 +72,11 @@ export interface Disposable {
 export interface ListOptions {
   namespace?: string;
   labelSelector?: string; // `key=value,key2=value2` equality selectors only
+  /**
+   * Kubernetes field selector, equality terms only (`involvedObject.name=web,involvedObject.kind=WebApp`, `!=`
+   * too), ANDed: the way to ask for the Events of one object without reading a whole namespace.
+   */
+  fieldSelector?: string;
 }
 
 export interface ComponentHealth {

@@ -1,6 +1,6 @@
 export { createProjects } from './projects.js';
 export type { ProjectsDeps } from './projects.js';
-export { projectAnnotations, projectResource, projectSpecOf, toProject, roleSpec } from './project-resource.js';
+export { projectAnnotations, projectPolicySource, projectResource, projectSpecOf, toProject, roleSpec } from './project-resource.js';
 export type { ProjectSpec, ProjectRoleSpec } from './project-resource.js';
 export { roleTemplates, defaultRoles } from './role-templates.js';
 export { namespaceMatches, destinationAllows, expandDestinations } from './destinations.js';
@@ -8,4 +8,3 @@ export { waitForInformer } from './wait-for-informer.js';
 export type { InformerTarget } from './wait-for-informer.js';
 export { updatePermissions } from './update-permissions.js';
 export type { Permission } from './update-permissions.js';
-export { validateRoles } from './validate.js';

@@ -1,5 +1,6 @@
 import type * as api from '@portico/api';
 import { resources, apiVersionOf, type KubeObject } from '../ports/cluster.js';
+import { deepFreeze } from '../freeze.js';
 
 /**
  * The Project custom resource (`portico.dev/v1alpha1 Project`, namespaced) and its mapping to api.Project.
@@ -30,6 +31,7 @@ function roleOf(raw: Record<string, unknown>): ProjectRoleSpec {
     users: strings(raw.users),
   };
   if (typeof raw.description === 'string') role.description = raw.description;
+  if (Array.isArray(raw.destinations)) role.destinations = strings(raw.destinations);
   return role;
 }
 
@@ -49,15 +51,11 @@ export function projectSpecOf(obj: KubeObject): ProjectSpec {
   };
 }
 
+/** A Project as the authorizer's policy source: its name and roles (wired in createPortico). */
+export const projectPolicySource = (obj: KubeObject) => ({ name: obj.metadata.name, roles: projectSpecOf(obj).roles });
+
 const views = new WeakMap<KubeObject, api.Project>();
 
-const deepFreeze = <T>(value: T): T => {
-  if (value && typeof value === 'object' && !Object.isFrozen(value)) {
-    for (const v of Object.values(value)) deepFreeze(v);
-    Object.freeze(value);
-  }
-  return value;
-};
 
 /**
  * `toProject` of a cached (informer) object, converted once per object version: project lists are read on
@@ -87,9 +85,17 @@ export function toProject(obj: KubeObject): api.Project {
 }
 
 /** Only the fields the resource stores, in a stable order (no undefined description). */
-export const roleSpec = (role: { name: string; description?: string; policies?: string[]; groups?: string[]; users?: string[] }): ProjectRoleSpec => {
+export const roleSpec = (role: {
+  name: string;
+  description?: string;
+  policies?: string[];
+  destinations?: string[];
+  groups?: string[];
+  users?: string[];
+}): ProjectRoleSpec => {
   const out: ProjectRoleSpec = { name: role.name, policies: [...(role.policies ?? [])], groups: [...(role.groups ?? [])], users: [...(role.users ?? [])] };
   if (role.description !== undefined) out.description = role.description;
+  if (role.destinations !== undefined) out.destinations = [...role.destinations];
   return out;
 };
 

@@ -6,13 +6,14 @@ import { badRequest, conflict, forbidden, isPorticoError, notFound } from '../er
 import type { Logger } from '../logger.js';
 import { resources, type Cluster, type KubeObject } from '../ports/cluster.js';
 import type { Authorizer, ProjectsService } from '../types.js';
-import { rbacObject } from '../rbac/objects.js';
+import { rbacObject } from '@portico/api';
 import { expandDestinations } from './destinations.js';
 import { projectAnnotations, projectResource, projectSpecOf, projectView, roleSpec, toProject, type ProjectSpec } from './project-resource.js';
 import { defaultRoles } from './role-templates.js';
+import { retryOnConflict } from '../cluster/retry.js';
 import { createSerially } from './serial.js';
 import { updatePermissions } from './update-permissions.js';
-import { parseInput, validateRoles } from './validate.js';
+import { parseInput } from '../validation.js';
 import { waitForInformer, type InformerTarget } from './wait-for-informer.js';
 
 export interface ProjectsDeps {
@@ -20,6 +21,13 @@ export interface ProjectsDeps {
   /** The informer over Project resources; every read is served from its cache. */
   projects: Informer;
   authz: Authorizer;
+  /**
+   * Refuses roles whose policies would not compile (throws VALIDATION_FAILED). Injected: the policy language
+   * belongs to core/rbac (`validateRoles`), which projects does not import.
+   */
+  validateRoles: (project: string, roles: api.ProjectRole[]) => void;
+  /** Rewrites each role's policies into the stored spelling (the triple); core/rbac's `normalizeRoles`. */
+  normalizeRoles: <R extends { name: string; policies: string[] }>(project: string, roles: readonly R[]) => R[];
   config: Pick<PorticoConfig, 'kubernetes'>;
   logger?: Logger;
   /** How long a write waits for the informer to show it (default 5 s). */
@@ -36,8 +44,9 @@ const byName = (a: { name: string }, b: { name: string }) => (a.name < b.name ? 
  * with the resourceVersion they were decided on, and return only after the informer (and with it the
  * authorizer) shows them, so the caller's next request — or anyone's — sees the new policy.
  *
- * Visibility: a project that does not exist is 404 for everyone; one that exists but the caller may not
- * `get` is 403 (see docs/rbac.md for why existence is not hidden here).
+ * Visibility: a project the caller may not `get` is 404, exactly like one that does not exist (same error,
+ * same path through the code), so project names cannot be enumerated; a caller who may see the project but
+ * lacks the permission for a change gets 403.
  */
 export function createProjects(deps: ProjectsDeps): ProjectsService {
   const { authz, cluster } = deps;
@@ -48,11 +57,12 @@ export function createProjects(deps: ProjectsDeps): ProjectsService {
     if (!authz.can(actor, action, object)) throw forbidden(`permission denied: ${action} on ${object}`, { action, object });
   }
 
-  /** The cached project the caller may see: 404 when absent, 403 when present but not visible to the caller. */
-  function visible(actor: Actor, name: string): KubeObject {
+  /** The cached project the caller may see; 404 when it is absent or the caller may not `get` it. */
+  function getVisible(actor: Actor, name: string): KubeObject {
     const obj = cached(name);
-    if (!obj) throw notFound('project', name);
-    authorize(actor, 'get', rbacObject.project(name));
+    // Both checks run either way, so the answer takes the same path whether the project exists or not.
+    const allowed = authz.can(actor, 'get', rbacObject.project(name));
+    if (!obj || !allowed) throw notFound('project', name);
     return obj;
   }
 
@@ -103,7 +113,9 @@ export function createProjects(deps: ProjectsDeps): ProjectsService {
     type: api.BindingType,
     change: (subjects: string[]) => string[] | 'unchanged',
   ): Promise<void> {
-    for (let attempt = 1; ; attempt++) {
+    let attempt = 0;
+    await retryOnConflict(async () => {
+      attempt += 1;
       const obj = attempt === 1 ? cached(name) : await cluster.get(resources.project, name, namespace);
       if (!obj) throw notFound('project', name);
       const spec = projectSpecOf(obj);
@@ -113,18 +125,8 @@ export function createProjects(deps: ProjectsDeps): ProjectsService {
       const next = change([...subjects]);
       if (next === 'unchanged') return;
       const roles = spec.roles.map((r) => (r === target ? { ...r, [type === 'user' ? 'users' : 'groups']: next } : r));
-      try {
-        await writeSpec(name, obj.metadata.resourceVersion ?? '', { roles });
-        return;
-      } catch (error) {
-        if (isPorticoError(error) && error.code === 'CONFLICT' && attempt < bindingAttempts) {
-          // Spread the retries of writers that collided, so they do not collide again in lockstep.
-          await new Promise((resolve) => setTimeout(resolve, Math.random() * 20 * attempt));
-          continue;
-        }
-        throw error;
-      }
-    }
+      await writeSpec(name, obj.metadata.resourceVersion ?? '', { roles });
+    }, { attempts: bindingAttempts });
   }
 
   function checkSubject(type: api.BindingType, subject: string) {
@@ -148,8 +150,8 @@ export function createProjects(deps: ProjectsDeps): ProjectsService {
     async create(actor, input) {
       authorize(actor, 'create', rbacObject.allProjects);
       const body = parseInput(api.CreateProjectRequest, input);
-      const roles = body.roles ? body.roles.map(roleSpec) : defaultRoles();
-      validateRoles(body.name, roles);
+      const roles = body.roles ? deps.normalizeRoles(body.name, body.roles.map(roleSpec)) : defaultRoles();
+      deps.validateRoles(body.name, roles);
       if (cached(body.name)) throw conflict(`project "${body.name}" already exists`, { resource: 'project', identifier: body.name });
       const resource = projectResource({ ...body, roles }, { namespace, createdBy: actor.id });
       const created = await cluster.create(resources.project, resource).catch((e: unknown) => {
@@ -163,11 +165,11 @@ export function createProjects(deps: ProjectsDeps): ProjectsService {
     },
 
     get(actor, name) {
-      return projectView(visible(actor, name));
+      return projectView(getVisible(actor, name));
     },
 
     async update(actor, name, input) {
-      const current = visible(actor, name);
+      const current = getVisible(actor, name);
       const body = parseInput(api.UpdateProjectRequest, input);
       if (body.resourceVersion !== current.metadata.resourceVersion) {
         throw conflict(`project "${name}" has been modified since resourceVersion ${body.resourceVersion}; reload it and retry`, {
@@ -178,10 +180,10 @@ export function createProjects(deps: ProjectsDeps): ProjectsService {
       const after: ProjectSpec = {
         description: body.description ?? before.description,
         destinations: body.destinations ?? before.destinations,
-        roles: body.roles ? body.roles.map(roleSpec) : before.roles,
+        roles: body.roles ? deps.normalizeRoles(name, body.roles.map(roleSpec)) : before.roles,
       };
       for (const { action, object } of updatePermissions(name, before, after)) authorize(actor, action, object);
-      if (body.roles) validateRoles(name, after.roles);
+      if (body.roles) deps.validateRoles(name, after.roles);
       const spec: Partial<ProjectSpec> = {};
       if (body.description !== undefined) spec.description = after.description;
       if (body.destinations !== undefined) spec.destinations = after.destinations;
@@ -190,14 +192,14 @@ export function createProjects(deps: ProjectsDeps): ProjectsService {
     },
 
     async delete(actor, name) {
-      visible(actor, name);
+      getVisible(actor, name);
       authorize(actor, 'delete', rbacObject.project(name));
       await cluster.delete(resources.project, name, namespace).catch(projectNotFound(name));
       await settle(name, { deleted: true });
     },
 
     async namespaces(actor, name) {
-      const project = visible(actor, name);
+      const project = getVisible(actor, name);
       const { items } = await cluster.list(resources.namespace);
       const namespaces = expandDestinations(
         projectSpecOf(project).destinations,
@@ -207,7 +209,7 @@ export function createProjects(deps: ProjectsDeps): ProjectsService {
     },
 
     async bind(actor, name, role, type, subject) {
-      visible(actor, name);
+      getVisible(actor, name);
       authorize(actor, 'create', rbacObject.members(name));
       checkSubject(type, subject);
       await changeBinding(name, role, type, (subjects) => (subjects.includes(subject) ? 'unchanged' : [...subjects, subject]));
@@ -215,7 +217,7 @@ export function createProjects(deps: ProjectsDeps): ProjectsService {
     },
 
     async unbind(actor, name, role, type, subject) {
-      visible(actor, name);
+      getVisible(actor, name);
       authorize(actor, 'delete', rbacObject.members(name));
       checkSubject(type, subject);
       await changeBinding(name, role, type, (subjects) => {
@@ -225,7 +227,7 @@ export function createProjects(deps: ProjectsDeps): ProjectsService {
     },
 
     roleBindings(actor, name) {
-      const spec = projectSpecOf(visible(actor, name));
+      const spec = projectSpecOf(getVisible(actor, name));
       const bindings: api.RoleBindings['bindings'] = [];
       for (const role of spec.roles) {
         for (const subject of role.users) bindings.push({ role: role.name, type: 'user', subject });

@@ -1,5 +1,5 @@
 import type * as api from '@portico/api';
-import { rbacObject } from '../rbac/objects.js';
+import { rbacObject } from '@portico/api';
 import type { ProjectSpec } from './project-resource.js';
 
 export interface Permission {
@@ -10,14 +10,14 @@ export interface Permission {
 type Role = api.Project['roles'][number];
 
 /** What a role permits, without who holds it: changing this is a role change. */
-const roleShape = (r: Role) => JSON.stringify([r.name, r.description ?? null, r.policies]);
+const roleShape = (r: Role) => JSON.stringify([r.name, r.description ?? null, r.policies, r.destinations ?? []]);
 const added = (before: readonly string[], after: readonly string[]) => after.some((s) => !before.includes(s));
 const removed = (before: readonly string[], after: readonly string[]) => before.some((s) => !after.includes(s));
 
 /**
  * The permissions a project update needs, from what it changes:
  * - description or destinations → `update` on `projects/<p>`;
- * - the set, order, description or policies of roles → `update` on `projects/<p>/roles` (Server Admin only);
+ * - the set, order, description, policies or destinations of roles → `update` on `projects/<p>/roles` (Server Admin only);
  * - users or groups added to / removed from a role → `create` / `delete` on `projects/<p>/members`;
  * - nothing at all → `update` on `projects/<p>` (a PUT is an update, even an empty one).
  */

@@ -1,21 +1,8 @@
 import type { Informer } from '../cluster/informer-types.js';
-import type { KubeObject } from '../ports/cluster.js';
+import { reached, type WriteTarget } from '../cluster/resource-version.js';
 
-export type InformerTarget = { resourceVersion: string } | { deleted: true };
-
-const integer = /^\d+$/;
-
-/**
- * Whether the cached object has caught up with a write: the same resourceVersion, or a later one when both are
- * integers (Kubernetes and the embedded cluster use etcd-style counters; a later writer may overtake ours).
- */
-function reached(obj: KubeObject | undefined, target: InformerTarget): boolean {
-  if ('deleted' in target) return obj === undefined || obj.metadata.deletionTimestamp !== undefined;
-  const current = obj?.metadata.resourceVersion;
-  if (current === undefined) return false;
-  if (current === target.resourceVersion) return true;
-  return integer.test(current) && integer.test(target.resourceVersion) && BigInt(current) > BigInt(target.resourceVersion);
-}
+/** What a project writer waits for the informer to show. */
+export type InformerTarget = WriteTarget;
 
 /**
  * Resolves once the informer's cache shows a write (so the next request, of any user, is answered from state

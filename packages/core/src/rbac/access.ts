@@ -5,7 +5,6 @@ import type { Informer } from '../cluster/informer-types.js';
 import type { PorticoConfig } from '../config.js';
 import { badRequest, notFound } from '../errors.js';
 import type { AccessService, Authorizer } from '../types.js';
-import { rbacObject } from './objects.js';
 
 export interface AccessDeps {
   authz: Authorizer;
@@ -13,29 +12,9 @@ export interface AccessDeps {
   config: Pick<PorticoConfig, 'kubernetes'>;
 }
 
-/** The §5 object a can-i question is about, for one project. */
-const objectFor: Record<api.RbacResource, (project: string) => string> = {
-  projects: rbacObject.project,
-  instances: rbacObject.instances,
-  secrets: rbacObject.secrets,
-  rgds: rbacObject.rgds,
-  members: rbacObject.members,
-  roles: rbacObject.roles,
-};
-
-/** What the permission summary reports per project: key, action, object. */
-const summaryChecks: [string, string, (project: string) => string][] = [
-  ...api.rbacActions.map((a): [string, string, (p: string) => string] => [`instances:${a}`, a, rbacObject.instances]),
-  ...api.rbacActions.map((a): [string, string, (p: string) => string] => [`secrets:${a}`, a, rbacObject.secrets]),
-  ['rgds:get', 'get', rbacObject.rgds],
-  ['rgds:list', 'list', rbacObject.rgds],
-  ['members:create', 'create', rbacObject.members],
-  ['members:delete', 'delete', rbacObject.members],
-  ['project:get', 'get', rbacObject.project],
-  ['project:update', 'update', rbacObject.project],
-  ['project:delete', 'delete', rbacObject.project],
-  ['roles:update', 'update', rbacObject.roles],
-];
+/** What the permission summary reports per project, from the vocabulary rows: key, action, row. */
+const summaryChecks = () =>
+  api.rbacResourceRows().flatMap((row) => (row.summary ?? []).map((action) => ({ key: `${row.summaryKey ?? row.resource}:${action}`, action, row })));
 
 const anyProject = (object: string) => object === '*' || object === '-';
 
@@ -44,8 +23,8 @@ const anyProject = (object: string) => object === '*' || object === '-';
  * (`instances/<p>/*`, …): a narrower grant such as `instances/dev/*` does not make the project-wide answer
  * yes, and a narrower deny does not make it no.
  *
- * Visibility: asking about a project that does not exist is NOT_FOUND; asking about an existing project one
- * is not a member of is a plain "no" (the project routes answer 403 in that case too, see docs/rbac.md).
+ * Visibility: asking about a project the caller may not `get` is NOT_FOUND, exactly like one that does not
+ * exist, so can-i cannot be used to enumerate project names; a member gets a plain "no" (200).
  */
 export function createAccess(deps: AccessDeps): AccessService {
   const namespace = deps.config.kubernetes.namespace;
@@ -69,7 +48,7 @@ export function createAccess(deps: AccessDeps): AccessService {
       for (const project of visibleProjects(actor)) {
         const roles = authz.rolesIn(actor, project);
         const permissions: Record<string, boolean> = {};
-        for (const [key, action, object] of summaryChecks) permissions[key] = authz.can(actor, action, object(project));
+        for (const { key, action, row } of summaryChecks()) permissions[key] = authz.can(actor, action, api.resourceObject(row, project));
         projects[project] = { role: displayRole(actor, roles), roles, permissions };
       }
       return { serverAdmin: authz.isServerAdmin(actor), projects };
@@ -83,15 +62,22 @@ export function createAccess(deps: AccessDeps): AccessService {
         throw badRequest(`invalid ${parameter}: ${issue.message}`, { parameter });
       }
       const { resource, action, object } = parsed.data;
+      const row = api.rbacResourceRow(resource)!;
+      const objectIn = (project: string) => api.resourceObject(row, project);
       const yes = (allowed: boolean): api.CanIValue => ({ value: allowed ? 'yes' : 'no' });
+      // A global row (its objects outside every project) is asked as it is; the object names no project.
+      if (!api.isProjectScoped(row)) return yes(authz.can(actor, action, objectIn('*')));
       if (anyProject(object)) {
-        if (resource === 'projects') return yes(authz.can(actor, action, rbacObject.allProjects));
+        // A row with its own any-project object (`projects/*`: create and list projects) asks that alone.
+        if (row.anyProject !== undefined) return yes(authz.can(actor, action, row.anyProject));
         // `instances/*/*` names no project: only a global grant (Server Admin) covers it.
-        if (authz.can(actor, action, objectFor[resource]('*'))) return yes(true);
-        return yes(authz.memberProjects(actor).some((p) => authz.can(actor, action, objectFor[resource](p))));
+        if (authz.can(actor, action, objectIn('*'))) return yes(true);
+        return yes(authz.memberProjects(actor).some((p) => authz.can(actor, action, objectIn(p))));
       }
-      if (!deps.projects.get(object, namespace)) throw notFound('project', object);
-      return yes(authz.can(actor, action, objectFor[resource](object)));
+      // A project the caller may not see is NOT_FOUND exactly like a missing one: can-i enumerates nothing.
+      const exists = deps.projects.get(object, namespace) !== undefined;
+      if (!authz.can(actor, 'get', api.rbacObject.project(object)) || !exists) throw notFound('project', object);
+      return yes(authz.can(actor, action, objectIn(object)));
     },
 
     accountInfo(actor) {

@@ -3,15 +3,20 @@ import type { Informer } from '../cluster/informer-types.js';
 import type { Logger } from '../logger.js';
 import type { Disposable, KubeObject } from '../ports/cluster.js';
 import type { Authorizer } from '../types.js';
-import { projectSpecOf } from '../projects/project-resource.js';
-import { describePolicyError } from './compile.js';
+import { rbacSubject, projectOfObject } from '@portico/api';
+import { describePolicyError, type PolicySource } from './compile.js';
+import { builtinPolicy } from './builtin-policy.js';
 import { buildEnforcer } from './enforcer.js';
-import { projectOfObject, roleSubject } from './objects.js';
 import { buildProjectPolicy, policySourceKey, type ProjectPolicy } from './project-policy.js';
 
 export interface AuthorizerDeps {
-  /** The informer over `portico.dev/v1alpha1 Project`. */
+  /** The informer over the objects that carry project policies (`portico.dev/v1alpha1 Project`). */
   projects: Informer;
+  /**
+   * Reads the roles out of one of those objects. Injected, so the authorizer knows the policy source only
+   * by this shape and nothing of the Project resource (core/projects provides `projectPolicySource`).
+   */
+  policyOf: (obj: KubeObject) => PolicySource;
   /** `user:<name>` / `group:<name>` entries of SERVER_ADMINS (a bare name is taken as a user). */
   serverAdmins: string[];
   logger?: Logger;
@@ -19,26 +24,29 @@ export interface AuthorizerDeps {
   namespace?: string;
 }
 
-export const serverAdminRole = 'role:serveradmin';
+export const serverAdminRole = rbacSubject.serverAdmin;
 
 /**
- * The global policy: `role:serveradmin` may do anything. Its grouping (`g`) edges come from SERVER_ADMINS
- * plus `user:admin` (the local admin account) and are kept as a subject → roles index, the same way the
- * project bindings are, so the global enforcer uses the same model as the project ones.
+ * The global policy: the built-in lines (`builtin-policy.csv`: `role:serveradmin` may do anything, the local
+ * admin holds it) plus a `g` edge per SERVER_ADMINS entry. The edges are kept as a subject → roles index, the
+ * same way the project bindings are, so the global enforcer uses the same model as the project ones.
  */
 function buildGlobalPolicy(serverAdmins: string[], logger?: Logger) {
-  const grouping = new Map<string, string[]>([['user:admin', [serverAdminRole]]]);
+  const builtin = builtinPolicy();
+  const grouping = new Map<string, string[]>();
+  const bind = (subject: string, role: string) => grouping.set(subject, [...new Set([...(grouping.get(subject) ?? []), role])]);
+  for (const [subject, role] of builtin.grouping) bind(subject, role);
   for (const raw of serverAdmins) {
     const entry = raw.trim();
     if (!entry) continue;
-    const subject = entry.includes(':') ? entry : `user:${entry}`;
+    const subject = entry.includes(':') ? entry : rbacSubject.user(entry);
     if (!/^(user|group):[^:\s]+/.test(subject)) {
       logger?.warn({ entry }, 'SERVER_ADMINS entry ignored: use user:<name> or group:<name>');
       continue;
     }
-    grouping.set(subject, [serverAdminRole]);
+    bind(subject, serverAdminRole);
   }
-  return { grouping, enforcer: buildEnforcer([[serverAdminRole, '*', '*', 'allow']]) };
+  return { grouping, enforcer: buildEnforcer(builtin.policies) };
 }
 
 /** Objects are built from validated names; one with a `.` or `..` segment is malformed and denied to everyone. */
@@ -83,7 +91,7 @@ export function createAuthorizer(deps: AuthorizerDeps): Authorizer {
 
   /** Returns whether anything changed. */
   function apply(obj: KubeObject): boolean {
-    const source = { name: obj.metadata.name, roles: projectSpecOf(obj).roles };
+    const source = deps.policyOf(obj);
     const before = policies.get(source.name);
     if (before && before.sourceKey === policySourceKey(source)) return false;
     const after = buildProjectPolicy(source);
@@ -184,11 +192,19 @@ export function createAuthorizer(deps: AuthorizerDeps): Authorizer {
       return [...projects].sort();
     },
 
+    instanceReach(actor, project) {
+      if (globalAllows(actor, '*', '*')) return 'all';
+      const policy = policies.get(project);
+      if (!policy) return 'none';
+      const roles = roleSubjectsIn(actor, policy);
+      return roles.size === 0 ? 'none' : policy.instanceReach(roles);
+    },
+
     rolesIn(actor, project) {
       const policy = policies.get(project);
       if (!policy) return [];
       const held = roleSubjectsIn(actor, policy);
-      return policy.roleNames.filter((role) => held.has(roleSubject(project, role)));
+      return policy.roleNames.filter((role) => held.has(rbacSubject.role(project, role)));
     },
 
     ready() {

@@ -1,13 +1,15 @@
-import { rbacObject, roleSubject } from './objects.js';
+import { PorticoError } from '../errors.js';
+import { itemObject, rbacObject, rbacPolicyActions, rbacResourceRows, rbacSubject, resourceObject, type RbacResourceRow } from '@portico/api';
 
 /**
  * The policy compiler: project-relative triples (`instances/*, get, allow`) become Casbin lines scoped to the
- * project (`proj:alpha:viewer, instances/alpha/*, get, allow`). Only four resources can be named, and each
- * compiles under a fixed project prefix, so no policy can reach another project, `projects/*`, or the
+ * project (`proj:alpha:viewer, instances/alpha/*, get, allow`). Only the vocabulary's policy rows can be named
+ * (`policy: true` in @portico/api's rbac-vocabulary), and each compiles under its fixed project base, so no policy can reach another project, `projects/*`, or the
  * role-modify object `projects/<p>/roles`.
  */
 
-export const policyActions = ['*', 'get', 'list', 'create', 'update', 'delete'] as const;
+/** Every action a policy may name: `*` and the actions of the policy rows (`reveal` of secrets included). */
+export const policyActions = (): string[] => ['*', ...rbacPolicyActions()];
 export const policyEffects = ['allow', 'deny'] as const;
 
 export interface PolicyError {
@@ -16,69 +18,127 @@ export interface PolicyError {
   message: string;
 }
 
+
+
 export interface CompiledProject {
   /** Names of the roles that compiled (valid, not duplicated), in the project's order. */
   roles: string[];
-  /** Casbin `p` lines: `[subject, object, action, effect]`. */
+  /**
+   * Casbin `p` lines: `[subject, object, action, effect, scope]`. `scope` is `*`, or for a role with
+   * `destinations` the namespace pattern its line is confined to (`instances/alpha/dev`): a request must match
+   * the object AND the scope, so the role's permissions hold only in those namespaces.
+   */
   policies: string[][];
   /** `user:<u>` / `group:<g>` → the role subjects (`proj:<p>:<role>`) bound to it, in role order. */
   bindings: Map<string, string[]>;
   errors: PolicyError[];
+  /** Where each error sits in the input, index for index: `roles.<i>.name` or `roles.<i>.policies.<j>`. */
+  errorFields: string[];
 }
 
 export interface PolicySource {
   name: string;
-  roles: ReadonlyArray<{ name: string; policies?: readonly string[]; groups?: readonly string[]; users?: readonly string[] }>;
+  roles: ReadonlyArray<{
+    name: string;
+    policies?: readonly string[];
+    groups?: readonly string[];
+    users?: readonly string[];
+    /** Namespace patterns (`*`, `prefix*`, `*suffix`, a name) the role's permissions are confined to. */
+    destinations?: readonly string[];
+  }>;
 }
-
-/** Max path segments after the resource: instances/<ns>/<kind>/<name>, secrets/<ns>/<name>, rgds/<category>/<name>. */
-const scopedResources: Record<string, { segments: number; shape: string }> = {
-  instances: { segments: 3, shape: 'instances/<namespace>/<kind>/<name>' },
-  secrets: { segments: 2, shape: 'secrets/<namespace>/<name>' },
-  rgds: { segments: 2, shape: 'rgds/<category>/<name>' },
-};
 
 const objectChars = /^[A-Za-z0-9._*/-]+$/;
 const roleName = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 
-/** Compiles one project-relative object, or says what is wrong with it. */
-function compileObject(project: string, object: string): { object: string } | { error: string } {
+/** Compiles one project-relative object against the policy rows of the vocabulary, or says what is wrong. */
+function compileObject(project: string, object: string): { object: string; row: RbacResourceRow } | { error: string } {
   if (object === '') return { error: 'the object is empty' };
   if (!objectChars.test(object)) return { error: `object "${object}" contains characters outside [A-Za-z0-9._*/-]` };
   if (object.includes('..')) return { error: `object "${object}" must not contain ".."` };
   const [resource, ...rest] = object.split('/');
   if (rest.some((s) => s === '')) return { error: `object "${object}" has an empty path segment` };
   if (rest.some((s) => s === '.')) return { error: `object "${object}" must not contain "." segments` };
-  if (resource === 'members') {
-    if (rest.length === 0 || (rest.length === 1 && rest[0] === '*')) return { object: rbacObject.members(project) };
-    return { error: `members takes no path: write "members/*"` };
+  const policyRows = rbacResourceRows().filter((r) => r.policy);
+  const row = policyRows.find((r) => r.resource === resource);
+  if (!row) {
+    const names = policyRows.map((r) => r.resource);
+    const list = names.length > 1 ? `${names.slice(0, -1).join(', ')} or ${names.at(-1)}` : names.join('');
+    return { error: `unknown resource "${resource}": a project policy may name ${list}` };
   }
-  const scoped = scopedResources[resource];
-  if (!scoped) {
-    return { error: `unknown resource "${resource}": a project policy may name instances, secrets, rgds or members` };
+  if (row.segments.length === 0) {
+    if (rest.length === 0 || (rest.length === 1 && rest[0] === '*')) return { object: resourceObject(row, project), row };
+    return { error: `${resource} takes no path: write "${resource}/*"` };
   }
-  if (rest.length === 0 || rest.length > scoped.segments) {
-    return { error: `${resource} objects have the form ${scoped.shape} (use * for any part, e.g. ${resource}/*)` };
+  if (rest.length === 0 || rest.length > row.segments.length) {
+    const shape = [resource, ...row.segments.map((s) => `<${s}>`)].join('/');
+    return { error: `${resource} objects have the form ${shape} (use * for any part, e.g. ${resource}/*)` };
   }
-  return { object: `${resource}/${project}/${rest.join('/')}` };
+  return { object: itemObject(row, project, rest), row };
+}
+
+/** Which role a policy is being compiled for; a Casbin line must name exactly this project and role. */
+export interface PolicyOwner {
+  project: string;
+  role: string;
+}
+
+/**
+ * The triple a policy stands for. The triple `<object>, <action>, <effect>` is itself; the Casbin line some
+ * clients write, `p, proj:<project>:<role>, <resource>, <action>, <object>, <effect>`, becomes
+ * `<resource>/<object>, <action>, <effect>` (an object led by the project's own name, Argo CD's spelling
+ * `alpha/*`, is taken relative to it) — provided it names the project and role being edited.
+ */
+export function policyTriple(owner: PolicyOwner, policy: string): { triple: string } | { error: string } {
+  const parts = policy.split(',').map((p) => p.trim());
+  if (parts[0] !== 'p') return { triple: policy };
+  if (parts.length !== 6) {
+    return { error: `expected "p, proj:<project>:<role>, <resource>, <action>, <object>, <effect>" (6 comma-separated parts), got ${parts.length}` };
+  }
+  const [, subject, resource, action, object, effect] = parts as [string, string, string, string, string, string];
+  const match = /^proj:([^:]+):([^:]+)$/.exec(subject);
+  if (!match) return { error: `subject "${subject}" must be proj:${owner.project}:${owner.role}` };
+  if (match[1] !== owner.project) return { error: `the line names project "${match[1]}"; only policies of project "${owner.project}" may be written here` };
+  if (match[2] !== owner.role) return { error: `the line names role "${match[2]}"; only policies of role "${owner.role}" may be written here` };
+  const relative = object === owner.project ? '*' : object.startsWith(`${owner.project}/`) ? object.slice(owner.project.length + 1) : object;
+  const path = relative === '' || relative === '*' ? `${resource}/*` : `${resource}/${relative}`;
+  return { triple: `${path}, ${action}, ${effect}` };
 }
 
 /** Parses `"<object>, <action>, <effect>"` (whitespace-tolerant) into a compiled `[object, action, effect]`. */
 export function compilePolicy(project: string, policy: string): { line: [string, string, string] } | { error: string } {
+  const compiled = compileTriple(project, policy);
+  return 'error' in compiled ? compiled : { line: compiled.line };
+}
+
+function compileTriple(project: string, policy: string): { line: [string, string, string]; row: RbacResourceRow } | { error: string } {
   const parts = policy.split(',').map((p) => p.trim());
   if (parts.length !== 3) {
     return { error: `expected "<object>, <action>, <effect>" (3 comma-separated parts), got ${parts.length}` };
   }
-  const [object, action, effect] = parts;
+  const [object, action, effect] = parts as [string, string, string];
   const compiled = compileObject(project, object);
   if ('error' in compiled) return compiled;
-  if (!(policyActions as readonly string[]).includes(action)) {
-    return { error: `unknown action "${action}": use one of ${policyActions.join(', ')}` };
+  if (action !== '*' && !compiled.row.actions.includes(action)) {
+    return { error: `unknown action "${action}" for ${compiled.row.resource}: use one of *, ${compiled.row.actions.join(', ')}` };
   }
   if (!(policyEffects as readonly string[]).includes(effect)) {
     return { error: `unknown effect "${effect}": use allow or deny` };
   }
-  return { line: [compiled.object, action, effect] };
+  return { line: [compiled.object, action, effect], row: compiled.row };
+}
+
+const destinationPattern = /^(\*|[a-z0-9][-a-z0-9]*\*|\*[-a-z0-9]*[a-z0-9]|[a-z0-9]([-a-z0-9]*[a-z0-9])?)$/;
+
+/**
+ * The scopes a role's line is confined to: `*` (everywhere) unless the role has destinations and the line's
+ * resource has a namespace segment; then one scope per destination, `<base>/<pattern>` (`instances/alpha/dev`).
+ */
+function scopesOf(project: string, row: RbacResourceRow, destinations: readonly string[] | undefined): string[] {
+  const at = row.segments.indexOf('namespace');
+  if (!destinations || destinations.length === 0 || at < 0) return ['*'];
+  const base = itemObject(row, project, []);
+  return destinations.map((pattern) => [base, ...Array(at).fill('*'), pattern].join('/'));
 }
 
 /**
@@ -89,6 +149,11 @@ export function compileProjectPolicies(project: PolicySource): CompiledProject {
   const policies: string[][] = [];
   const bindings = new Map<string, string[]>();
   const errors: PolicyError[] = [];
+  const errorFields: string[] = [];
+  const fail = (field: string, error: PolicyError) => {
+    errorFields.push(field);
+    errors.push(error);
+  };
   const seen = new Set<string>();
   const roles: string[] = [];
   const bind = (subject: string, role: string) => {
@@ -97,30 +162,69 @@ export function compileProjectPolicies(project: PolicySource): CompiledProject {
     else if (!roles.includes(role)) roles.push(role);
   };
 
-  for (const role of project.roles) {
+  project.roles.forEach((role, i) => {
     if (!roleName.test(role.name) || role.name.length > 63) {
-      errors.push({ role: role.name, policy: '', message: 'the role name must be a DNS-1123 label' });
-      continue;
+      fail(`roles.${i}.name`, { role: role.name, policy: '', message: 'the role name must be a DNS-1123 label' });
+      return;
     }
     if (seen.has(role.name)) {
-      errors.push({ role: role.name, policy: '', message: `role "${role.name}" is defined twice` });
-      continue;
+      fail(`roles.${i}.name`, { role: role.name, policy: '', message: `role "${role.name}" is defined more than once` });
+      return;
     }
     seen.add(role.name);
     roles.push(role.name);
-    const subject = roleSubject(project.name, role.name);
-    policies.push([subject, rbacObject.project(project.name), 'get', 'allow']);
-    for (const policy of role.policies ?? []) {
-      const result = compilePolicy(project.name, policy);
-      if ('error' in result) errors.push({ role: role.name, policy, message: result.error });
-      else policies.push([subject, ...result.line]);
+    const subject = rbacSubject.role(project.name, role.name);
+    policies.push([subject, rbacObject.project(project.name), 'get', 'allow', '*']);
+    const badDestination = (role.destinations ?? []).find((d) => !destinationPattern.test(d));
+    if (badDestination !== undefined) {
+      fail(`roles.${i}.destinations`, {
+        role: role.name,
+        policy: '',
+        message: `destination "${badDestination}" must be a namespace name or a pattern "*", "prefix*" or "*suffix"`,
+      });
     }
-    for (const user of role.users ?? []) bind(`user:${user}`, subject);
-    for (const group of role.groups ?? []) bind(`group:${group}`, subject);
-  }
-  return { roles, policies, bindings, errors };
+    (role.policies ?? []).forEach((policy, j) => {
+      const triple = policyTriple({ project: project.name, role: role.name }, policy);
+      const result = 'error' in triple ? triple : compileTriple(project.name, triple.triple);
+      if ('error' in result) fail(`roles.${i}.policies.${j}`, { role: role.name, policy, message: result.error });
+      else for (const scope of scopesOf(project.name, result.row, role.destinations)) policies.push([subject, ...result.line, scope]);
+    });
+    for (const user of role.users ?? []) bind(rbacSubject.user(user), subject);
+    for (const group of role.groups ?? []) bind(rbacSubject.group(group), subject);
+  });
+  return { roles, policies, bindings, errors, errorFields };
 }
 
 /** `role "dev": policy "roles/*, get, allow": unknown resource …` — one line per error, for messages and logs. */
 export const describePolicyError = (e: PolicyError) =>
   e.policy ? `role "${e.role}": policy "${e.policy}": ${e.message}` : `role "${e.role}": ${e.message}`;
+
+/**
+ * The one validator for role policies (the API's create and update): everything the compiler would drop is
+ * refused instead, naming the role and the policy (in `details.errors`, and in `details.fields` keyed
+ * `roles.<i>.name` / `roles.<i>.policies.<j>`).
+ */
+export function validateRoles(project: string, roles: PolicySource['roles']): void {
+  const { errors, errorFields } = compileProjectPolicies({ name: project, roles });
+  if (errors.length === 0) return;
+  const fields = Object.fromEntries(errors.map((e, i) => [errorFields[i], e.policy ? describePolicyError(e) : e.message]));
+  const first = errors[0]!;
+  const message = first.policy
+    ? `invalid policy "${first.policy}" in role "${first.role}": ${first.message}`
+    : `invalid role "${first.role}": ${first.message}`;
+  throw new PorticoError('VALIDATION_FAILED', message, { fields, errors });
+}
+
+/**
+ * Roles with every policy in the stored spelling, the triple: a Casbin line for the role it sits in is
+ * rewritten; anything else is left as written for `validateRoles` to refuse with its reason.
+ */
+export function normalizeRoles<R extends { name: string; policies: string[] }>(project: string, roles: readonly R[]): R[] {
+  return roles.map((role) => ({
+    ...role,
+    policies: role.policies.map((policy) => {
+      const triple = policyTriple({ project, role: role.name }, policy);
+      return 'triple' in triple ? triple.triple : policy;
+    }),
+  }));
+}

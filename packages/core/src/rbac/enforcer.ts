@@ -1,27 +1,12 @@
 import { Enforcer, newModelFromString } from 'casbin';
-import { objectMatch } from './object-match.js';
+import { objectMatch, scopeMatch } from './object-match.js';
+import modelText from './model.conf';
 
-/**
- * The one Casbin model of Portico, used by the global enforcer and by every project enforcer.
- *
- * The request subject is not a string but the Set of every subject the actor speaks for in that enforcer
- * (its role subjects there, from the binding index). `hasRole(r.sub, p.sub)` takes the place of `g`, so a
- * single enforce call sees the lines of all the actor's roles at once and a deny from any of them wins over
- * an allow from any other (enforcing per subject and OR-ing the answers would lose that).
- */
-export const casbinModel = `
-[request_definition]
-r = sub, obj, act
+/** The one Casbin model of Portico (`model.conf`), used by the global enforcer and by every project enforcer. */
+export const casbinModel = modelText;
 
-[policy_definition]
-p = sub, obj, act, eft
-
-[policy_effect]
-e = some(where (p.eft == allow)) && !some(where (p.eft == deny))
-
-[matchers]
-m = hasRole(r.sub, p.sub) && objectMatch(r.obj, p.obj) && (p.act == "*" || r.act == p.act)
-`;
+/** A line without a scope (the built-in ones) holds everywhere. */
+const withScope = (line: readonly string[]) => (line.length === 4 ? [...line, '*'] : [...line]);
 
 const hasRole = (subjects: ReadonlySet<string>, subject: string) => subjects.has(subject);
 
@@ -33,11 +18,12 @@ const hasRole = (subjects: ReadonlySet<string>, subject: string) => subjects.has
 class MemoryEnforcer extends Enforcer {
   static of(lines: readonly string[][]): MemoryEnforcer {
     const model = newModelFromString(casbinModel);
-    for (const line of lines) model.addPolicy('p', 'p', [...line]);
+    for (const line of lines) model.addPolicy('p', 'p', withScope(line));
     const enforcer = new MemoryEnforcer();
     enforcer.setModel(model);
     enforcer.fm.addFunction('hasRole', hasRole);
     enforcer.fm.addFunction('objectMatch', objectMatch);
+    enforcer.fm.addFunction('scopeMatch', scopeMatch);
     return enforcer;
   }
 }
@@ -54,7 +40,7 @@ export interface PolicyEnforcer {
  * so a Server Admin's list (one question per item) does not run Casbin's matcher once per item.
  */
 function grantsEverything(lines: readonly string[][]): (subjects: ReadonlySet<string>) => boolean {
-  const universal = new Set(lines.filter(([, obj, act, eft]) => obj === '*' && act === '*' && eft === 'allow').map(([sub]) => sub));
+  const universal = new Set(lines.filter(([, obj, act, eft, scope]) => obj === '*' && act === '*' && eft === 'allow' && (scope ?? '*') === '*').map(([sub]) => sub));
   const denying = new Set(lines.filter(([, , , eft]) => eft === 'deny').map(([sub]) => sub));
   if (universal.size === 0) return () => false;
   return (subjects) => {

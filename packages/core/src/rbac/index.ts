@@ -1,9 +1,9 @@
-export { compileProjectPolicies, compilePolicy, describePolicyError, policyActions, policyEffects } from './compile.js';
+export { compileProjectPolicies, compilePolicy, describePolicyError, policyActions, policyEffects, normalizeRoles, policyTriple, validateRoles } from './compile.js';
 export type { CompiledProject, PolicyError, PolicySource } from './compile.js';
 export { casbinModel, buildEnforcer } from './enforcer.js';
 export type { PolicyEnforcer } from './enforcer.js';
+export { builtinPolicy } from './builtin-policy.js';
 export { objectMatch } from './object-match.js';
-export { rbacObject, projectOfObject, roleSubject } from './objects.js';
 export { createAuthorizer, serverAdminRole } from './authorizer.js';
 export type { AuthorizerDeps } from './authorizer.js';
 export { createAccess } from './access.js';

@@ -6,25 +6,40 @@
  *
  * Compiled patterns are cached: the same few hundred patterns are tested on every decision.
  */
-const cache = new Map<string, RegExp>();
 const maxCached = 20_000;
 
-function compile(pattern: string): RegExp {
-  let re = cache.get(pattern);
-  if (!re) {
-    const body = pattern
-      .split('*')
-      .map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
-      .join('.*');
-    re = new RegExp(`^${body}$`, 's');
-    // Patterns come from project policies; a churn of projects could grow this without bound.
-    if (cache.size >= maxCached) cache.clear();
-    cache.set(pattern, re);
-  }
-  return re;
+/** A cache of compiled patterns: `*` becomes `wildcard`; patterns come from project policies, so it is bounded. */
+function patternCache(wildcard: string, tail: string): (pattern: string) => RegExp {
+  const cache = new Map<string, RegExp>();
+  return (pattern) => {
+    let re = cache.get(pattern);
+    if (!re) {
+      const body = pattern
+        .split('*')
+        .map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
+        .join(wildcard);
+      re = new RegExp(`^${body}${tail}$`, 's');
+      if (cache.size >= maxCached) cache.clear();
+      cache.set(pattern, re);
+    }
+    return re;
+  };
 }
+
+const compile = patternCache('.*', '');
 
 export function objectMatch(request: string, pattern: string): boolean {
   if (!pattern.includes('*')) return request === pattern;
   return compile(pattern).test(request);
+}
+
+const compileScope = patternCache('[^/]*', '(/.*)?');
+
+/**
+ * `scopeMatch(request, scope)`: `*` allows every request; otherwise the scope is an object prefix whose `*`
+ * stays within one path segment (`instances/alpha/*` + `team-*`): the request must be that prefix or lie below it.
+ * A project-wide question (`instances/alpha/*`) therefore falls in a scope only when its pattern is `*`.
+ */
+export function scopeMatch(request: string, scope: string): boolean {
+  return scope === '*' || compileScope(scope).test(request);
 }

@@ -17,6 +17,29 @@ export interface ProjectPolicy {
   /** What the policy was compiled from; an event that leaves it unchanged needs no rebuild. */
   readonly sourceKey: string;
   decide(roleSubjects: ReadonlySet<string>, object: string, action: string): boolean;
+  /**
+   * Which of the project's instances these roles may `get`, read from the compiled lines: `all` (an allow of the
+   * whole project and no deny), `none` (no allow at all), or `some` (item-level rules: decide per instance).
+   */
+  instanceReach(roleSubjects: ReadonlySet<string>): InstanceReach;
+}
+
+export type InstanceReach = 'all' | 'some' | 'none';
+
+const readsInstances = (action: string) => action === 'get' || action === '*';
+
+function instanceReachOf(project: string, lines: readonly string[][], roleSubjects: ReadonlySet<string>): InstanceReach {
+  const whole = `instances/${project}/*`;
+  let allowsWhole = false;
+  let allowsSome = false;
+  for (const [subject, object, action, effect, scope = '*'] of lines) {
+    if (!roleSubjects.has(subject) || !readsInstances(action) || !object.startsWith(`instances/${project}/`)) continue;
+    if (effect === 'deny') return 'some';
+    // A line confined to some namespaces (a role's destinations) reaches part of the project only.
+    if (object === whole && scope === '*') allowsWhole = true;
+    else allowsSome = true;
+  }
+  return allowsWhole ? 'all' : allowsSome ? 'some' : 'none';
 }
 
 /** Decisions are memoised per version; a busy list or event stream asks the same questions again and again. */
@@ -28,6 +51,9 @@ export function buildProjectPolicy(project: PolicySource): ProjectPolicy {
   // roles → action → object → decision: nested maps, so a hit builds no key string (lists ask per item).
   const memo = new Map<string, Map<string, Map<string, boolean>>>();
   let memoSize = 0;
+  const reach = new Map<string, InstanceReach>();
+  const rolesKeyOf = (roleSubjects: ReadonlySet<string>) =>
+    roleSubjects.size === 1 ? (roleSubjects.values().next().value as string) : [...roleSubjects].sort().join(',');
   return {
     name: project.name,
     roleNames: compiled.roles,
@@ -36,7 +62,7 @@ export function buildProjectPolicy(project: PolicySource): ProjectPolicy {
     errors: compiled.errors,
     sourceKey: policySourceKey(project),
     decide(roleSubjects, object, action) {
-      const rolesKey = roleSubjects.size === 1 ? (roleSubjects.values().next().value as string) : [...roleSubjects].sort().join(',');
+      const rolesKey = rolesKeyOf(roleSubjects);
       let byAction = memo.get(rolesKey);
       let byObject = byAction?.get(action);
       let allowed = byObject?.get(object);
@@ -54,8 +80,14 @@ export function buildProjectPolicy(project: PolicySource): ProjectPolicy {
       }
       return allowed;
     },
+    instanceReach(roleSubjects) {
+      const rolesKey = rolesKeyOf(roleSubjects);
+      let answer = reach.get(rolesKey);
+      if (answer === undefined) reach.set(rolesKey, (answer = instanceReachOf(project.name, compiled.policies, roleSubjects)));
+      return answer;
+    },
   };
 }
 
 export const policySourceKey = (project: PolicySource) =>
-  JSON.stringify(project.roles.map((r) => [r.name, r.policies ?? [], r.users ?? [], r.groups ?? []]));
+  JSON.stringify(project.roles.map((r) => [r.name, r.policies ?? [], r.users ?? [], r.groups ?? [], r.destinations ?? []]));

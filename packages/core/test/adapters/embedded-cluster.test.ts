@@ -155,39 +155,80 @@ describe('embedded cluster: persistence', () => {
     expect(errors[0].gone).toBe(true);
   });
 
-  it('writes one JSON file per object atomically, leaving no temp files', async () => {
+  it('keeps its state in a snapshot and a journal, leaving no temp files', async () => {
     const dataDir = await tempDir();
     const cluster = await start({ dataDir });
     await Promise.all(Array.from({ length: 20 }, (_, i) => cluster.create(resources.secret, secret(`s${i}`, 'default'))));
     await Promise.all(Array.from({ length: 20 }, (_, i) => cluster.patch(resources.secret, `s${i}`, { data: { n: Buffer.from(String(i)).toString('base64') } }, { namespace: 'default' })));
     await Promise.all(Array.from({ length: 10 }, (_, i) => cluster.delete(resources.secret, `s${i}`, 'default')));
-    const files = (await filesUnder(dataDir)).map((f) => path.relative(dataDir, f));
-    expect(files.filter((f) => /tmp/.test(path.basename(f)))).toEqual([]);
-    const objectFiles = files.filter((f) => f.startsWith('objects')).sort();
-    expect(objectFiles).toHaveLength(10);
-    expect(objectFiles[0]).toBe(path.join('objects', 'secrets._v1', 'default', 's10.json'));
-    const onDisk = JSON.parse(await readFile(path.join(dataDir, objectFiles[0]), 'utf8'));
-    expect(onDisk).toEqual(await cluster.get(resources.secret, 's10', 'default'));
-    const meta = JSON.parse(await readFile(path.join(dataDir, 'meta.json'), 'utf8'));
-    expect(meta.resourceVersion).toBe((await cluster.list(resources.secret)).resourceVersion);
+    // A journal this short is not worth a snapshot yet.
+    expect((await filesUnder(dataDir)).map((f) => path.relative(dataDir, f))).toEqual(['journal.ndjson']);
+    const { items, resourceVersion } = await cluster.list(resources.secret, { namespace: 'default' });
+    await stop(cluster);
+    const again = await start({ dataDir });
+    expect((await again.list(resources.secret, { namespace: 'default' })).items).toEqual(items);
+    expect(Number((await again.list(resources.secret)).resourceVersion)).toBeGreaterThanOrEqual(Number(resourceVersion));
   });
 
-  it('quarantines unreadable files with a warning instead of failing to start', async () => {
+  it('drops a journal line torn by a crash with a warning, and removes temp files anywhere in the data dir', async () => {
     const dataDir = await tempDir();
     const first = await start({ dataDir });
     await first.create(resources.secret, secret('good'));
     await stop(first);
-    const dir = path.join(dataDir, 'objects', 'secrets._v1', 'default');
-    await writeFile(path.join(dir, 'broken.json'), '{"apiVersion": "v1", "kind": "Sec');
-    await writeFile(path.join(dir, '.good.json.1234.tmp'), 'half-written');
+    // What a kill -9 leaves: half a journal line, and the temp files of writes that never reached their rename.
+    await writeFile(path.join(dataDir, 'journal.ndjson'), '{"rv":999,"ref":{"group":"","vers', { flag: 'a' });
+    await writeFile(path.join(dataDir, '.snapshot.ndjson.1234.tmp'), 'half-written');
+    await writeFile(path.join(dataDir, '.meta.json.5678.tmp'), 'half-written');
+    await mkdir(path.join(dataDir, 'objects', 'secrets._v1', 'default'), { recursive: true });
+    await writeFile(path.join(dataDir, 'objects', 'secrets._v1', 'default', '.good.json.1234.tmp'), 'half-written');
     const { logger, warnings } = recordingLogger();
     const second = await start({ dataDir, logger });
     expect((await second.get(resources.secret, 'good', 'default'))?.metadata.name).toBe('good');
-    expect(await second.get(resources.secret, 'broken', 'default')).toBeUndefined();
-    const left = await readdir(dir);
-    expect(left.some((f) => f.startsWith('broken.json.corrupt-'))).toBe(true);
-    expect(left.some((f) => f.endsWith('.tmp'))).toBe(false);
+    expect((await filesUnder(dataDir)).filter((f) => f.endsWith('.tmp'))).toEqual([]);
+    expect(warnings().some((w) => String(w.file).endsWith('journal.ndjson'))).toBe(true);
+    // The torn tail is gone from the file, so the next write starts on a clean line.
+    await second.create(resources.secret, secret('after'));
+    await stop(second);
+    const third = await start({ dataDir });
+    expect((await third.list(resources.secret, { namespace: 'default' })).items.map((o) => o.metadata.name)).toEqual(['after', 'good']);
+  });
+
+  it('reads a data dir written one file per object by an earlier version, quarantining unreadable files', async () => {
+    const dataDir = await tempDir();
+    const dir = path.join(dataDir, 'objects', 'secrets._v1', 'default');
+    await mkdir(dir, { recursive: true });
+    const old = { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'old', namespace: 'default', resourceVersion: '250', uid: 'u1' }, data: {} };
+    await writeFile(path.join(dir, 'old.json'), JSON.stringify(old));
+    await writeFile(path.join(dir, 'broken.json'), '{"apiVersion": "v1", "kind": "Sec');
+    await writeFile(path.join(dataDir, 'meta.json'), JSON.stringify({ resourceVersion: '260' }));
+    const { logger, warnings } = recordingLogger();
+    const cluster = await start({ dataDir, logger });
+    expect(await cluster.get(resources.secret, 'old', 'default')).toEqual(old);
+    expect(await cluster.get(resources.secret, 'broken', 'default')).toBeUndefined();
     expect(warnings().some((w) => String(w.file).endsWith('broken.json'))).toBe(true);
+    expect(Number((await cluster.list(resources.secret)).resourceVersion)).toBeGreaterThanOrEqual(260);
+    await stop(cluster);
+    const files = (await filesUnder(dataDir)).map((f) => path.relative(dataDir, f)).sort();
+    expect(files).toEqual(['journal.ndjson', 'snapshot.ndjson']);
+    expect(await (await start({ dataDir })).get(resources.secret, 'old', 'default')).toEqual(old);
+  });
+});
+
+describe('embedded cluster: Kubernetes Events', () => {
+  it('keeps the newest Events once there are more than the limit, as an API server expires old ones', async () => {
+    const cluster = await createEmbeddedCluster({ maxKubernetesEvents: 3 });
+    open.push(cluster);
+    for (let i = 1; i <= 5; i++) {
+      await cluster.create(resources.event, {
+        apiVersion: 'v1',
+        kind: 'Event',
+        metadata: { name: `web.${i}`, namespace: 'dev' },
+        involvedObject: { kind: 'WebApp', name: 'web', namespace: 'dev' },
+        reason: `Step${i}`,
+      });
+    }
+    const kept = await cluster.list(resources.event, { namespace: 'dev', fieldSelector: 'involvedObject.name=web' });
+    expect(kept.items.map((e) => e.reason).sort()).toEqual(['Step3', 'Step4', 'Step5']);
   });
 });
 
@@ -316,6 +357,28 @@ describe('embedded cluster: simulated kro', () => {
     expect(rgd?.status.state).toBe('Inactive');
     expect(condition(rgd, 'Ready')?.status).toBe('False');
     expect(condition(rgd, 'GraphVerified')?.message).toMatch(/cycle/);
+  });
+
+  it('orders resources by references inside nested CEL braces, as the catalog reads them', async () => {
+    const cluster = await start();
+    await cluster.create(resources.rgd, {
+      apiVersion: 'kro.run/v1alpha1',
+      kind: 'ResourceGraphDefinition',
+      metadata: { name: 'nested' },
+      spec: {
+        schema: { apiVersion: 'v1alpha1', kind: 'Nested', spec: {} },
+        resources: [
+          // A map literal inside the expression: a reader that stops at the first '}' misses `service`.
+          { id: 'app', template: { host: "${ {'k': config.data.host}['k'] + service.metadata.name }" } },
+          { id: 'config', template: { kind: 'ConfigMap' } },
+          { id: 'service', template: { kind: 'Service' } },
+        ],
+      },
+    });
+    await cluster.controller.settle();
+    const rgd = await cluster.get(resources.rgd, 'nested');
+    expect(rgd?.status.state).toBe('Active');
+    expect(rgd?.status.topologicalOrder).toEqual(['config', 'service', 'app']);
   });
 
   it('walks an instance IN_PROGRESS → ACTIVE, one more resource ready per step, visible to watchers', async () => {

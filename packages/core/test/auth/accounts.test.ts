@@ -94,6 +94,20 @@ describe('local accounts (Server Admin)', () => {
     await expect(w.auth.verifyToken(fresh.token)).resolves.toMatchObject({ id: 'dave' });
   });
 
+  it('a namesake re-created within the same second does not inherit the old account\'s tokens (identity generation)', async () => {
+    const w = await withAdmin();
+    await w.auth.accounts.create(w.admin, { username: 'frank', password: 'frank-password', groups: [] });
+    const old = await login(w, 'frank', 'frank-password');
+    await expect(w.auth.verifyToken(old.token)).resolves.toBeDefined();
+
+    // The clock does not move: deletion, re-creation and the old token all fall in one second.
+    await w.auth.accounts.delete(w.admin, 'frank');
+    await w.auth.accounts.create(w.admin, { username: 'frank', password: 'frank-password', groups: [] });
+    expect(await rejection(w.auth.verifyToken(old.token))).toMatchObject({ code: 'UNAUTHORIZED', message: INVALID_TOKEN });
+    const fresh = await login(w, 'frank', 'frank-password');
+    await expect(w.auth.verifyToken(fresh.token)).resolves.toMatchObject({ id: 'frank' });
+  });
+
   it('another replica stops accepting a deleted account\'s token within its refresh window', async () => {
     const w = await withAdmin({ accountsRefreshMs: 2_000 });
     const other = await startReplica({ cluster: w.cluster, kv: w.kv, now: w.now, accountsRefreshMs: 2_000 });

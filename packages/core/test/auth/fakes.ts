@@ -127,6 +127,9 @@ export function fakeKeyValue(now: () => number = Date.now): KeyValue & { down: b
     async incrWindow() {
       throw new Error('not used by auth');
     },
+    async throttle() {
+      throw new Error('not used by auth');
+    },
     async publish() {},
     async subscribe() {
       return { close() {} };
@@ -151,6 +154,8 @@ export function fakeAuthorizer(opts: { serverAdmins?: string[]; roles?: Record<s
     globalRoles: (a) => (isServerAdmin(a) ? ['role:serveradmin'] : []),
     memberProjects: (a) => Object.keys(roles[a.subject] ?? {}).sort(),
     rolesIn,
+    // Item-level: every instance is decided with `can`, which is always correct.
+    instanceReach: () => 'some',
     ready: async () => {},
     onChange: () => ({ close() {} }),
   };

@@ -21,7 +21,7 @@ describe('local login', () => {
 
     expect(res.user).toEqual({
       id: 'admin',
-      email: '',
+      email: 'admin@local',
       displayName: 'admin',
       groups: [],
       projects: ['alpha', 'beta'],
@@ -29,7 +29,7 @@ describe('local login', () => {
       casbinRoles: ['role:serveradmin'],
     });
     const claims = decodeJwt(res.token);
-    expect(claims).toMatchObject({ sub: 'admin', iss: 'portico', aud: 'portico', local: true, name: 'admin', groups: [] });
+    expect(claims).toMatchObject({ sub: 'admin', email: 'admin@local', iss: 'portico', aud: 'portico', local: true, name: 'admin', groups: [] });
     expect(claims.exp! - claims.iat!).toBe(3600);
     expect(typeof claims.jti).toBe('string');
     expect(claims).not.toHaveProperty('roles');
@@ -67,8 +67,8 @@ describe('token verification refuses', () => {
     const secret = [...w.cluster.objects.values()].find((o) => o.metadata.name === SIGNING_KEY_SECRET)!;
     return new Uint8Array(Buffer.from(secret.data!.hs256, 'base64'));
   };
-  const craft = (w: Awaited<ReturnType<typeof startWorld>>, claims: Record<string, unknown>, key = signingKey(w)) => {
-    const iat = Math.floor(w.now() / 1000);
+  const craft = (w: Awaited<ReturnType<typeof startWorld>>, claims: Record<string, unknown>, key = signingKey(w), issuedInSeconds = 0) => {
+    const iat = Math.floor(w.now() / 1000) + issuedInSeconds;
     return new SignJWT({ name: 'admin', groups: [], local: true, ...claims })
       .setProtectedHeader({ alg: 'HS256' })
       .setSubject('admin')
@@ -120,6 +120,14 @@ describe('token verification refuses', () => {
     await expect(w.auth.verifyToken(token)).resolves.toBeDefined(); // within tolerance
     w.now.advance(25_000);
     await expectRefused(w.auth.verifyToken(token));
+  });
+
+  it('a token issued in the future (beyond the 30 s clock-skew tolerance)', async () => {
+    const w = await startWorld();
+    await expectRefused(w.auth.verifyToken(await craft(w, {}, signingKey(w), 120)));
+    await expectRefused(w.auth.verifyToken(await craft(w, { jti: 'crafted-2' }, signingKey(w), 31)));
+    // A replica whose clock runs a little behind the issuer's still accepts its tokens.
+    await expect(w.auth.verifyToken(await craft(w, {}, signingKey(w), 20))).resolves.toMatchObject({ id: 'admin' });
   });
 
   it('a revoked token after logout, while other tokens keep working', async () => {

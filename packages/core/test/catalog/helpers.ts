@@ -53,6 +53,8 @@ export function fakeAuthz(setup: FakeAuthzSetup) {
     globalRoles: (actor) => ((setup.admins ?? []).includes(actor.id) ? ['role:serveradmin'] : []),
     memberProjects: (actor) => [...(setup.members?.[actor.id] ?? [])].sort(),
     rolesIn: () => [],
+    // Item-level: every instance is decided with `can`, which is always correct.
+    instanceReach: () => 'some',
     ready: async () => {},
     onChange: () => ({ close() {} }),
   };

@@ -107,13 +107,23 @@ export function clusterContract(name: string, setup: () => Promise<{ cluster: Cl
       expect(got?.metadata.labels).toEqual(runLabel);
     });
 
-    it('returned objects are copies: mutating one does not change the store', async () => {
+    it('returned objects are copies or frozen: mutating one does not change the store', async () => {
       const name = unique('copy');
+      // The embedded cluster shares one frozen copy of each object version (a write throws); others copy.
+      const tryToMutate = (object: KubeObject | undefined, value: string) => {
+        try {
+          object!.spec.description = value;
+        } catch (err) {
+          expect(err).toBeInstanceOf(TypeError);
+        }
+      };
       const result = await create(resources.project, project(name, nsA));
-      result.spec.description = 'mutated';
+      tryToMutate(result, 'mutated');
       const got = await cluster.get(resources.project, name, nsA);
       expect(got?.spec.description).toBe('contract');
-      got!.spec.description = 'mutated again';
+      tryToMutate(got, 'mutated again');
+      expect((await cluster.get(resources.project, name, nsA))?.spec.description).toBe('contract');
+      tryToMutate((await cluster.list(resources.project, { namespace: nsA })).items.find((o) => o.metadata.name === name), 'listed');
       expect((await cluster.get(resources.project, name, nsA))?.spec.description).toBe('contract');
     });
 
@@ -296,6 +306,37 @@ export function clusterContract(name: string, setup: () => Promise<{ cluster: Cl
       const patched = await cluster.patch(resources.secret, name, { data: { extra: Buffer.from('x').toString('base64') } }, { namespace: nsA });
       expect(Object.keys(patched.data ?? {}).sort()).toEqual(['extra', 'pass.word', 'username']);
       expect(Buffer.from(patched.data!['pass.word'], 'base64').toString()).toBe('p@ss\nword');
+    });
+
+    it('stores core/v1 Events and lists one object\'s Events by field selector', async () => {
+      const event = (name: string, involved: { kind: string; name: string }, reason: string): KubeObject => ({
+        apiVersion: 'v1',
+        kind: 'Event',
+        metadata: { name, namespace: nsA },
+        involvedObject: { apiVersion: 'kro.run/v1alpha1', kind: involved.kind, name: involved.name, namespace: nsA },
+        reason,
+        message: `${reason} for ${involved.name}`,
+        type: 'Normal',
+        source: { component: 'kro' },
+        firstTimestamp: '2026-01-01T00:00:00Z',
+        lastTimestamp: '2026-01-01T00:00:00Z',
+        count: 1,
+      });
+      const web = unique('web');
+      const other = unique('other');
+      await create(resources.event, event(unique('ev'), { kind: 'WebApp', name: web }, 'ResourceCreated'));
+      await create(resources.event, event(unique('ev'), { kind: 'WebApp', name: web }, 'Ready'));
+      await create(resources.event, event(unique('ev'), { kind: 'Deployment', name: web }, 'ResourceCreated'));
+      await create(resources.event, event(unique('ev'), { kind: 'WebApp', name: other }, 'Ready'));
+
+      const ofWeb = await cluster.list(resources.event, { namespace: nsA, fieldSelector: `involvedObject.name=${web},involvedObject.kind=WebApp` });
+      expect(ofWeb.items.map((e) => e.reason).sort()).toEqual(['Ready', 'ResourceCreated']);
+      expect(ofWeb.items[0]).toMatchObject({ kind: 'Event', involvedObject: { kind: 'WebApp', name: web }, source: { component: 'kro' }, count: 1 });
+      const notWeb = await cluster.list(resources.event, { namespace: nsA, fieldSelector: `involvedObject.name!=${web}` });
+      expect(notWeb.items.map((e) => (e.involvedObject as { name: string }).name)).toContain(other);
+      expect(notWeb.items.every((e) => (e.involvedObject as { name: string }).name !== web)).toBe(true);
+      expect((await cluster.list(resources.event, { namespace: nsB, fieldSelector: `involvedObject.name=${web}` })).items).toEqual([]);
+      expect(await cluster.discover('', 'v1', 'Event')).toEqual(resources.event);
     });
 
     it('discovers the built-in resources and not unknown kinds', async () => {

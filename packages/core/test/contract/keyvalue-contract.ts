@@ -105,6 +105,31 @@ export function keyValueContract(name: string, setup: () => Promise<{ kv: KeyVal
       expect((await kv.incrWindow(a, 10_000)).count).toBe(3);
     });
 
+    it('throttle lets a burst of the limit through, refuses the next and says when one passes again', async () => {
+      const k = key('throttle');
+      const results = await Promise.all(Array.from({ length: 7 }, () => kv.throttle(k, 5, 1000)));
+      const allowed = results.filter((r) => r.allowed);
+      expect(allowed).toHaveLength(5);
+      expect(allowed.map((r) => r.remaining).sort()).toEqual([0, 1, 2, 3, 4]);
+      for (const refused of results.filter((r) => !r.allowed)) {
+        expect(refused.remaining).toBe(0);
+        // One token every 200 ms: the next one is at most that far away.
+        expect(refused.retryAfterMs).toBeGreaterThan(0);
+        expect(refused.retryAfterMs).toBeLessThanOrEqual(200);
+        expect(refused.resetMs).toBeGreaterThan(800);
+        expect(refused.resetMs).toBeLessThanOrEqual(1000);
+      }
+      const { retryAfterMs } = results.find((r) => !r.allowed)!;
+      await sleep(retryAfterMs + 20);
+      const again = await kv.throttle(k, 5, 1000);
+      expect(again.allowed).toBe(true);
+      expect(again.remaining).toBe(0);
+      // A refused call took nothing, and the bucket refills evenly: after the whole period it is full again.
+      await sleep(1050);
+      expect(await kv.throttle(k, 5, 1000)).toMatchObject({ allowed: true, remaining: 4 });
+      expect((await kv.throttle(key('throttle-other'), 5, 1000)).remaining).toBe(4);
+    });
+
     it('publish reaches every subscriber of the channel, and only that channel', async () => {
       const channel = key('chan');
       const other = key('other');

@@ -1,16 +1,15 @@
 import { randomUUID } from 'node:crypto';
-import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createMemoryKeyValue } from '../../src/adapters/memory-kv.js';
 import { createRedisKeyValue } from '../../src/adapters/redis-kv.js';
 import { createEvents, type Events, type PublishedEvent } from '../../src/events/index.js';
 import { createLogger } from '../../src/logger.js';
+import { deleteRedisKeys, redisAddress } from '../support/redis.js';
 import type { KeyValue } from '../../src/ports/keyvalue.js';
 import type { DomainEvent } from '../../src/types.js';
 import { actors, seededCluster, startWorld, waitUntil, type World } from '../instances/world.js';
 
 const logger = createLogger('silent');
-const redisAddress = '127.0.0.1:6379';
 const prefix = `portico-test:${process.pid}:${randomUUID()}:`;
 
 const event = (name: string): DomainEvent => ({
@@ -44,10 +43,7 @@ const collect = (bus: Events) => {
 
 afterAll(async () => {
   for (const o of opened.reverse()) await o.close();
-  const redis = new Redis(redisAddress);
-  const keys = await redis.keys(`${prefix}*`);
-  if (keys.length) await redis.del(...keys);
-  await redis.quit();
+  await deleteRedisKeys(prefix);
 });
 
 describe('events over one real Redis', () => {

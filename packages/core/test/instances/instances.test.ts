@@ -137,12 +137,14 @@ describe('instances', () => {
       );
       expect([notAllowed.status, notAllowed.code]).toEqual([422, 'DEPLOYMENT_MODE_NOT_ALLOWED']);
       expect(notAllowed.details.allowed).toEqual(['direct']);
+      expect(notAllowed.details).toMatchObject({ requestedMode: 'gitops', allowedModes: ['direct'] });
     });
 
     it('a Git mode without a GitOps repository configured: 422 naming the setting', async () => {
       const err = await failure(world.instances.create(actors.alice, webapp('git-less', { deploymentMode: 'hybrid' })));
       expect([err.status, err.code]).toEqual([422, 'UNPROCESSABLE']);
       expect(err.details.setting).toBe('PORTICO_GITOPS_REPO');
+      expect(err.details).toMatchObject({ requestedMode: 'hybrid', allowedModes: expect.arrayContaining(['hybrid']) });
       expect(err.message).toContain('PORTICO_GITOPS_REPO');
     });
 

@@ -1,42 +1,42 @@
-import type * as api from '@portico/api';
-import { afterEach, describe, expect, it, vi } from 'vitest';
-import type { IndexedInstance } from '../../src/instances/instance-index.js';
-import { listPage } from '../../src/instances/list-query.js';
+import { describe, expect, it } from 'vitest';
+import { createSortedViews, type Sortable } from '../../src/instances/sorted-views.js';
 
-afterEach(() => vi.restoreAllMocks());
+const item = (name: string, updatedAt: string, namespace = 'dev', project = 'alpha'): Sortable & { name: string } => ({
+  name,
+  id: `${namespace}/WebApp/${name}`,
+  project,
+  instance: { namespace, kind: 'WebApp', rgdName: 'webapp', health: 'Healthy' },
+  sortKeys: { name, namespace, kind: 'WebApp', project, health: 'Healthy', createdAt: Date.parse(updatedAt) || 0, updatedAt: Date.parse(updatedAt) || 0 },
+});
 
-const item = (name: string, updatedAt: string, namespace = 'dev'): IndexedInstance =>
-  ({
-    id: `${namespace}/WebApp/${name}`,
-    project: 'alpha',
-    instance: { name, namespace, kind: 'WebApp', project: 'alpha', rgdName: 'webapp', health: 'Healthy', createdAt: updatedAt, updatedAt } as api.Instance,
-  }) as IndexedInstance;
-
-const query = (extra: Partial<api.InstanceListQuery>): api.InstanceListQuery => ({ page: 1, pageSize: 20, sortBy: 'name', sortOrder: 'asc', ...extra });
-
-describe('instance list pages', () => {
+describe('sorted instance views', () => {
   const items = [
     item('c', '2024-05-01T10:00:00Z'),
     item('a', '2024-05-03T10:00:00Z'),
-    item('b', '2024-05-01T10:00:00Z', 'ops'), // same time as c: namespace/kind/name decides
+    item('b', '2024-05-01T10:00:00Z', 'ops'), // same time as c: the id (namespace/kind/name) decides
     item('d', 'not a date'),
   ];
 
-  it('sorts by a date, newest first, with a stable tie-break, and pages the result', () => {
-    const page = listPage(items, query({ sortBy: 'updatedAt', sortOrder: 'desc' }));
-    expect(page.items.map((i) => i.name)).toEqual(['a', 'b', 'c', 'd']);
-    expect(page.totalCount).toBe(4);
-    const second = listPage(items, query({ sortBy: 'updatedAt', sortOrder: 'asc', page: 2, pageSize: 3 }));
-    expect(second.items.map((i) => i.name)).toEqual(['a']);
-    expect(second.totalCount).toBe(4);
+  it('orders by the sort key with a stable tie-break; read backwards it is the descending order', () => {
+    const views = createSortedViews<(typeof items)[number]>();
+    const view = views.view({ sortBy: 'updatedAt' }, () => items);
+    expect(view.items.map((i) => i.name)).toEqual(['d', 'c', 'b', 'a']);
+    expect([...view.items].reverse().map((i) => i.name)).toEqual(['a', 'b', 'c', 'd']);
   });
 
-  it('reads each timestamp once, not once per comparison', () => {
-    const many = Array.from({ length: 200 }, (_, i) => item(`i${i}`, new Date(Date.UTC(2024, 0, 1) + ((i * 7919) % 200) * 60_000).toISOString()));
-    const parse = vi.spyOn(Date, 'parse');
-    const page = listPage(many, query({ sortBy: 'createdAt', pageSize: 500 }));
-    expect(parse).toHaveBeenCalledTimes(many.length);
-    const times = page.items.map((i) => Date.parse(i.createdAt));
-    expect(times).toEqual([...times].sort((x, y) => x - y));
+  it('keeps every view current on changes, holding only what its projects and filters accept', () => {
+    const views = createSortedViews<(typeof items)[number]>();
+    const all = views.view({ sortBy: 'name' }, () => items);
+    const ops = views.view({ sortBy: 'updatedAt', namespace: 'ops' }, () => items);
+    const beta = views.view({ sortBy: 'name', projects: ['beta'] }, () => items);
+    const moved = item('b', '2024-06-01T10:00:00Z', 'ops', 'beta');
+    views.update(items[2], moved);
+    const added = item('e', '2024-01-01T00:00:00Z', 'ops');
+    views.update(undefined, added);
+    views.update(items[0], undefined);
+    expect(all.items.map((i) => i.name)).toEqual(['a', 'b', 'd', 'e']);
+    expect(all.items[1]).toBe(moved);
+    expect(ops.items.map((i) => i.name)).toEqual(['e', 'b']);
+    expect(beta.items).toEqual([moved]);
   });
 });

@@ -10,7 +10,7 @@ import { createInstances, type Instances } from '../../src/instances/index.js';
 import { createLogger } from '../../src/logger.js';
 import { resources, type KubeObject } from '../../src/ports/cluster.js';
 import type { KeyValue } from '../../src/ports/keyvalue.js';
-import { projectResource, waitForInformer } from '../../src/projects/index.js';
+import { projectPolicySource, projectResource, waitForInformer } from '../../src/projects/index.js';
 import { createAuthorizer } from '../../src/rbac/index.js';
 import type { Authorizer } from '../../src/types.js';
 
@@ -168,7 +168,7 @@ export async function startWorld(
 
   const projectInformer = createInformer(cluster, resources.project, { namespace: projectNamespace, logger });
   const rgdInformer = createInformer(cluster, resources.rgd, { logger });
-  const authz = createAuthorizer({ projects: projectInformer, serverAdmins: [], logger });
+  const authz = createAuthorizer({ projects: projectInformer, policyOf: projectPolicySource, serverAdmins: [], logger });
   const catalog = createCatalog({ rgds: rgdInformer, authz, logger, instanceCounts: (actor) => instances.instanceCounts(actor) });
   await Promise.all([projectInformer.start(), rgdInformer.start()]);
   await authz.ready();

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createKubernetesCluster } from '../../src/adapters/kubernetes/index.js';
-import { createKroController, KRO_FINALIZER, type KroController } from '../../src/kro/index.js';
+import { createKroController, KRO_FINALIZER, type KroController } from '../../src/adapters/embedded-cluster/kro/index.js';
 import { resources, type Cluster, type KubeObject, type ResourceRef, type WatchEvent } from '../../src/ports/cluster.js';
 import { startFakeKubeApi, type FakeKubeApi } from '../support/fake-kube-api.js';
 import { eventually } from '../support/eventually.js';
@@ -55,7 +55,9 @@ describe('simulated kro controller over the Kubernetes adapter', () => {
   const record = async (ref: ResourceRef) => {
     const { resourceVersion } = await kubectl.list(ref);
     const events: WatchEvent[] = [];
-    watches.push(kubectl.watch(ref, { resourceVersion }, { onEvent: (e) => events.push(e), onError: () => undefined }));
+    // Bookmarks carry no object state and arrive on their own clock; the walk under test is the object's.
+    const onEvent = (e: WatchEvent) => { if (e.type !== 'BOOKMARK') events.push(e); };
+    watches.push(kubectl.watch(ref, { resourceVersion }, { onEvent, onError: () => undefined }));
     return events;
   };
 
@@ -165,5 +167,31 @@ describe('simulated kro controller over the Kubernetes adapter', () => {
     api.partition('kro', false);
     await eventually(() => stateOf('interrupted'), (s) => s === 'ACTIVE', 'the walk to finish');
     expect(condition(await get('interrupted'), 'ResourcesReady')?.message).toBe('3/3 resources ready');
+  });
+
+  it('reports Kubernetes Events for the instance and each resource it creates, and a Warning for a failure', async () => {
+    await setUp();
+    startKro();
+    await kubectl.create(resources.rgd, webAppRgd());
+    await eventually(() => kubectl.get(resources.rgd, 'webapp').then((r) => r?.status?.state), (s) => s === 'Active', 'the RGD to be Active');
+    await kubectl.create(webAppRef, webApp('evented'));
+    await eventually(() => stateOf('evented'), (s) => s === 'ACTIVE', 'the instance to be ACTIVE');
+    const eventsOf = async (kind: string, name: string) =>
+      (await kubectl.list(resources.event, { namespace: 'team-a', fieldSelector: `involvedObject.kind=${kind},involvedObject.name=${name}` })).items;
+
+    // kro records Events after the status write they describe.
+    const ofInstance = await eventually(() => eventsOf('WebApp', 'evented'), (l) => l.some((e) => e.reason === 'Ready'), 'the Ready event');
+    expect(ofInstance.map((e) => e.reason).sort()).toEqual(['Ready', 'Reconciling', 'ResourcesReady', 'ResourcesReady', 'ResourcesReady']);
+    expect(ofInstance.every((e) => (e.source as { component: string }).component === 'kro' && e.type === 'Normal')).toBe(true);
+    // Children have no name template here: kro's objects are named after the instance and the resource id.
+    const created = await eventsOf('ConfigMap', 'evented-config');
+    expect(created).toHaveLength(1);
+    expect(created[0]).toMatchObject({ reason: 'ResourceCreated', type: 'Normal', involvedObject: { kind: 'ConfigMap', name: 'evented-config', namespace: 'team-a' } });
+
+    await kubectl.create(webAppRef, webApp('broken', { 'portico.dev/simulate-failure': 'deployment' }));
+    await eventually(() => stateOf('broken'), (s) => s === 'ERROR', 'the instance to fail');
+    const failed = await eventually(() => eventsOf('WebApp', 'broken'), (l) => l.some((e) => e.reason === 'ReconcileError'), 'the failure event');
+    expect(failed.find((e) => e.reason === 'ReconcileError')).toMatchObject({ type: 'Warning', message: expect.stringContaining('"deployment"') });
+    expect((await eventsOf('Deployment', 'broken-deployment')).map((e) => `${e.type} ${e.reason}`)).toEqual(['Warning ResourceFailed']);
   });
 });

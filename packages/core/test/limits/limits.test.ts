@@ -32,7 +32,7 @@ function memoryLimits(env: Record<string, string> = {}) {
 const brokenKv = (error: unknown): KeyValue => {
   const fail = () => Promise.reject(error);
   return {
-    get: fail, set: fail, getdel: fail, del: fail, incrWindow: fail, publish: fail, subscribe: fail,
+    get: fail, set: fail, getdel: fail, del: fail, incrWindow: fail, throttle: fail, publish: fail, subscribe: fail,
     health: async () => ({ ok: false }), close: async () => {},
   };
 };
@@ -51,7 +51,8 @@ describe('rate limit configuration', () => {
     const rules = parseRateLimits(undefined);
     for (const [endpoint, rule, perMinute] of contractTable) expect(rules[rule], endpoint).toEqual({ limit: perMinute, windowSeconds: 60 });
     expect(rules.loginFailures).toEqual({ limit: 10, windowSeconds: 15 * 60 });
-    expect(Object.keys(rules).sort()).toEqual([...contractTable.map(([, rule]) => rule), 'loginFailures'].sort());
+    expect(rules.wsUpgradeFailures).toEqual({ limit: 30, windowSeconds: 60 });
+    expect(Object.keys(rules).sort()).toEqual([...contractTable.map(([, rule]) => rule), 'loginFailures', 'wsUpgradeFailures'].sort());
   });
 
   it('overrides single rules from PORTICO_RATE_LIMITS, as objects or bare limits', () => {
@@ -88,22 +89,57 @@ describe('rate limit configuration', () => {
 });
 
 describe('rate limits over the key-value store', () => {
-  it('lets 5 sign-ins a minute through per IP, counting down, then answers 429 until the window ends', async () => {
+  it('lets a burst of 5 sign-ins through per IP, then one every 12 s, with a Retry-After that is right to the second', async () => {
     const { now, limits } = memoryLimits();
     const states = [];
     for (let i = 0; i < 5; i++) states.push(await limits.check('login', '198.51.100.1'));
     expect(states.map((s) => s?.remaining)).toEqual([4, 3, 2, 1, 0]);
-    expect(states[0]).toEqual({ limit: 5, remaining: 4, resetSeconds: 60 });
+    // RateLimit-Reset: seconds until the bucket is full again (one request's worth refills every 12 s).
+    expect(states[0]).toEqual({ limit: 5, remaining: 4, resetSeconds: 12 });
+    expect(states[4]).toEqual({ limit: 5, remaining: 0, resetSeconds: 60 });
 
-    now.advance(20_000);
+    now.advance(5_500);
     const refused = await failure(limits.check('login', '198.51.100.1'));
-    expect(refused).toMatchObject({ code: 'RATE_LIMIT_EXCEEDED', status: 429, retryAfter: 40 });
-    expect(refused.headers).toEqual({ 'RateLimit-Limit': '5', 'RateLimit-Remaining': '0', 'RateLimit-Reset': '40' });
+    expect(refused).toMatchObject({ code: 'RATE_LIMIT_EXCEEDED', status: 429, retryAfter: 7 });
+    expect(refused.headers).toEqual({ 'RateLimit-Limit': '5', 'RateLimit-Remaining': '0', 'RateLimit-Reset': '55' });
 
-    // Another client is not affected, and the first one passes again once its window is over.
+    // Another client is not affected; the first one waits one second less than told and is still refused,
+    // then passes exactly when told.
     expect(await limits.check('login', '198.51.100.2')).toMatchObject({ remaining: 4 });
-    now.advance(40_000);
-    expect(await limits.check('login', '198.51.100.1')).toMatchObject({ remaining: 4, resetSeconds: 60 });
+    now.advance(5_600);
+    await expect(limits.check('login', '198.51.100.1')).rejects.toMatchObject({ retryAfter: 1 });
+    now.advance(900);
+    expect(await limits.check('login', '198.51.100.1')).toMatchObject({ remaining: 0 });
+    // A full period of quiet refills the whole burst.
+    now.advance(60_000);
+    expect(await limits.check('login', '198.51.100.1')).toMatchObject({ remaining: 4 });
+  });
+
+  it('never refuses a burst of 30 calls followed by a steady call a second (100/min per user)', async () => {
+    const { now, limits } = memoryLimits();
+    for (let i = 0; i < 30; i++) await limits.check('user', 'user:alice');
+    for (let second = 0; second < 600; second++) {
+      now.advance(1000);
+      await limits.check('user', 'user:alice');
+    }
+    // The bucket settled where 1/s against 100/min leaves it: far from empty.
+    expect((await limits.check('user', 'user:alice'))?.remaining).toBeGreaterThan(90);
+  });
+
+  it('refuses 150 calls within 10 s from about the 101st on, each time saying exactly when the next passes', async () => {
+    const { now, limits } = memoryLimits();
+    const outcomes: (number | 'ok')[] = [];
+    for (let i = 0; i < 150; i++) {
+      const refused = await limits.check('user', 'user:bob').then(() => undefined, (e: PorticoError) => e);
+      outcomes.push(refused ? refused.retryAfter! : 'ok');
+      now.advance(66); // 150 calls in 9.9 s
+    }
+    const firstRefused = outcomes.findIndex((o) => o !== 'ok');
+    // The burst of 100, plus one more for every 600 ms that passed meanwhile (7.4 s: 12 more).
+    expect(firstRefused + 1).toBe(113);
+    expect(outcomes.filter((o) => o === 'ok')).toHaveLength(116);
+    // Sustained 100/min is one request every 600 ms: Retry-After never says more than a second.
+    expect(outcomes.filter((o) => o !== 'ok').every((o) => o === 1)).toBe(true);
   });
 
   it('rounds Retry-After up to whole seconds so a client that waits that long gets through', async () => {
@@ -133,7 +169,7 @@ describe('rate limits over the key-value store', () => {
   it('hashes keys that are long or carry separators, so clients cannot shape store keys', async () => {
     const seen: string[] = [];
     const kv = createMemoryKeyValue();
-    const spy: KeyValue = { ...kv, incrWindow: (key, ms) => (seen.push(key), kv.incrWindow(key, ms)) };
+    const spy: KeyValue = { ...kv, throttle: (key, limit, ms) => (seen.push(key), kv.throttle(key, limit, ms)) };
     const limits = createLimits({ kv: spy, config: config() });
     await limits.check('user', 'user:alice');
     await limits.check('user', `user:${'x'.repeat(500)}`);

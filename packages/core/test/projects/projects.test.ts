@@ -4,6 +4,7 @@ import type { Actor } from '../../src/actor.js';
 import { isPorticoError } from '../../src/errors.js';
 import { resources } from '../../src/ports/cluster.js';
 import { createProjects, defaultRoles, projectAnnotations } from '../../src/projects/index.js';
+import { normalizeRoles, validateRoles } from '../../src/rbac/index.js';
 import type { ProjectsService } from '../../src/types.js';
 import { namespace, startWorld, user, type World } from '../rbac/world.js';
 
@@ -52,7 +53,7 @@ async function failure(fn: () => unknown) {
 
 beforeAll(async () => {
   world = await startWorld();
-  projects = createProjects({ cluster: world.cluster, projects: world.informer, authz: world.authz, config: { kubernetes: { namespace, inCluster: false } } });
+  projects = createProjects({ cluster: world.cluster, projects: world.informer, authz: world.authz, validateRoles, normalizeRoles, config: { kubernetes: { namespace, inCluster: false } } });
   for (const name of ['dev-a', 'dev-b', 'team-prod', 'staging', 'other', 'kube-system']) {
     await world.cluster.create(resources.namespace, { apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
   }
@@ -82,15 +83,15 @@ describe('permission matrix', () => {
   };
   // admin, platform-admin, developer, viewer, outsider
   const expected: Record<string, string[]> = {
-    get: ['ok', 'ok', 'ok', 'ok', 'FORBIDDEN'],
-    'role-bindings': ['ok', 'ok', 'ok', 'ok', 'FORBIDDEN'],
-    namespaces: ['ok', 'ok', 'ok', 'ok', 'FORBIDDEN'],
-    'update description': ['ok', 'FORBIDDEN', 'FORBIDDEN', 'FORBIDDEN', 'FORBIDDEN'],
-    'update policies': ['ok', 'FORBIDDEN', 'FORBIDDEN', 'FORBIDDEN', 'FORBIDDEN'],
-    'update users only': ['ok', 'ok', 'FORBIDDEN', 'FORBIDDEN', 'FORBIDDEN'],
-    bind: ['ok', 'ok', 'FORBIDDEN', 'FORBIDDEN', 'FORBIDDEN'],
-    unbind: ['ok', 'ok', 'FORBIDDEN', 'FORBIDDEN', 'FORBIDDEN'],
-    delete: ['ok', 'FORBIDDEN', 'FORBIDDEN', 'FORBIDDEN', 'FORBIDDEN'],
+    get: ['ok', 'ok', 'ok', 'ok', 'NOT_FOUND'],
+    'role-bindings': ['ok', 'ok', 'ok', 'ok', 'NOT_FOUND'],
+    namespaces: ['ok', 'ok', 'ok', 'ok', 'NOT_FOUND'],
+    'update description': ['ok', 'FORBIDDEN', 'FORBIDDEN', 'FORBIDDEN', 'NOT_FOUND'],
+    'update policies': ['ok', 'FORBIDDEN', 'FORBIDDEN', 'FORBIDDEN', 'NOT_FOUND'],
+    'update users only': ['ok', 'ok', 'FORBIDDEN', 'FORBIDDEN', 'NOT_FOUND'],
+    bind: ['ok', 'ok', 'FORBIDDEN', 'FORBIDDEN', 'NOT_FOUND'],
+    unbind: ['ok', 'ok', 'FORBIDDEN', 'FORBIDDEN', 'NOT_FOUND'],
+    delete: ['ok', 'FORBIDDEN', 'FORBIDDEN', 'FORBIDDEN', 'NOT_FOUND'],
   };
   const cases = Object.entries(expected).flatMap(([op, results]) =>
     Object.keys(actors).map((who, i) => [op, who, results[i]] as const),
@@ -158,10 +159,11 @@ describe('create', () => {
 });
 
 describe('get and list', () => {
-  it('404 for an absent project, for everyone; 403 for an existing project the caller may not see', async () => {
+  it('404 for an absent project, for everyone, and for an existing project the caller may not see', async () => {
     const p = await newProject();
     for (const who of Object.values(actors)) expect(await outcome(() => projects.get(who, 'does-not-exist'))).toBe('NOT_FOUND');
-    expect(await outcome(() => projects.get(outsider, p.name))).toBe('FORBIDDEN');
+    expect(await outcome(() => projects.get(outsider, p.name))).toBe('NOT_FOUND');
+    expect(await outcome(() => projects.bind(outsider, p.name, 'viewer', 'user', 'x'))).toBe('NOT_FOUND');
     expect(await outcome(() => projects.bind(outsider, 'does-not-exist', 'viewer', 'user', 'x'))).toBe('NOT_FOUND');
     expect(await outcome(() => projects.namespaces(outsider, 'does-not-exist'))).toBe('NOT_FOUND');
   });

@@ -60,7 +60,7 @@ describe('can-i (Form B)', () => {
     ['platform-admin may not delete the project', pat, 'projects', 'delete', 'alpha', 'no'],
     ['platform-admin may not create projects', pat, 'projects', 'create', '*', 'no'],
     ['platform-admin everything on instances', pat, 'instances', '*', 'alpha', 'yes'],
-    ['platform-admin has nothing in beta', pat, 'instances', 'get', 'beta', 'no'],
+    ['platform-admin is not in beta: hidden like an unknown project', pat, 'instances', 'get', 'beta', 404],
     ['developer (group) creates instances in alpha', dev, 'instances', 'create', 'alpha', 'yes'],
     ['developer reads rgds in alpha', dev, 'rgds', 'get', 'alpha', 'yes'],
     ['developer may not read secrets', dev, 'secrets', 'get', 'alpha', 'no'],
@@ -78,8 +78,8 @@ describe('can-i (Form B)', () => {
     ['deny wins: restricted developer may not delete instances', restricted, 'instances', 'delete', 'alpha', 'no'],
     ['deny wins: restricted developer may not read secrets', restricted, 'secrets', 'get', 'alpha', 'no'],
     ['restricted developer still creates instances', restricted, 'instances', 'create', 'alpha', 'yes'],
-    ['outsider gets nothing in an existing project', outsider, 'projects', 'get', 'alpha', 'no'],
-    ['outsider gets no instances in alpha', outsider, 'instances', 'get', 'alpha', 'no'],
+    ['outsider asks about an existing project: hidden like an unknown one', outsider, 'projects', 'get', 'alpha', 404],
+    ['outsider asks about instances in alpha: hidden too', outsider, 'instances', 'get', 'alpha', 404],
     ['outsider anywhere (*)', outsider, 'instances', 'get', '*', 'no'],
     ['outsider asks about an unknown project', outsider, 'projects', 'get', 'nope', 404],
     ['outsider may not create projects', outsider, 'projects', 'create', '-', 'no'],
@@ -96,6 +96,20 @@ describe('can-i (Form B)', () => {
     } else {
       expect(ask()).toEqual({ value: expected });
     }
+  });
+
+  const fieldVocabulary = ['projects', 'instances', 'rgds', 'secrets', 'members', 'roles', 'repositories', 'settings', 'users',
+    'applications', 'clusters', 'compliance', 'audit', 'license', 'categories', 'views'];
+
+  it.each(fieldVocabulary)('answers %s from policy (a Server Admin yes, an outsider no), never 400', (resource) => {
+    expect(access.canI(admin, { resource, action: 'get', object: 'alpha' })).toEqual({ value: 'yes' });
+    expect(access.canI(outsider, { resource, action: 'get', object: '*' })).toEqual({ value: 'no' });
+    expect(access.canI(outsider, { resource, action: 'list', object: '-' })).toEqual({ value: 'no' });
+  });
+
+  it('asks reveal of secrets as its own action', () => {
+    expect(access.canI(pat, { resource: 'secrets', action: 'reveal', object: 'alpha' })).toEqual({ value: 'yes' });
+    expect(access.canI(vera, { resource: 'secrets', action: 'reveal', object: 'alpha' })).toEqual({ value: 'no' });
   });
 
   it('rejects an unknown resource or action with BAD_REQUEST', () => {
@@ -162,7 +176,7 @@ describe('account info', () => {
     const info = access.accountInfo(dev);
     expect(info).toEqual({
       userID: 'dev',
-      email: '',
+      email: 'dev@local', // a local account's address
       displayName: 'dev',
       groups: ['devs'],
       casbinRoles: [],

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { Logger } from '../../src/logger.js';
 import { resources } from '../../src/ports/cluster.js';
-import { defaultRoles, waitForInformer } from '../../src/projects/index.js';
+import { defaultRoles, projectPolicySource, waitForInformer } from '../../src/projects/index.js';
 import { namespace, role, startWorld, user, type World } from './world.js';
 
 let world: World | undefined;
@@ -207,8 +207,21 @@ describe('reload', () => {
     const first = await start();
     await first.put('alpha', [role('viewer', [], { users: ['alice'] })]);
     const { createAuthorizer } = await import('../../src/rbac/index.js');
-    const late = createAuthorizer({ projects: first.informer, serverAdmins: [] });
+    const late = createAuthorizer({ projects: first.informer, policyOf: projectPolicySource, serverAdmins: [] });
     await late.ready();
     expect(late.memberProjects(user('alice'))).toEqual(['alpha']);
+  });
+});
+
+describe('role destinations', () => {
+  it('a role confined to dev grants nothing in staging, nor project-wide', async () => {
+    const { authz, put } = await start();
+    await put('alpha', [{ ...role('developer', ['instances/*, *, allow'], { users: ['alice'] }), destinations: ['dev'] }]);
+    const alice = user('alice');
+    expect(authz.can(alice, 'create', 'instances/alpha/dev/WebApp/shop')).toBe(true);
+    expect(authz.can(alice, 'create', 'instances/alpha/staging/WebApp/shop')).toBe(false);
+    expect(authz.can(alice, 'get', 'instances/alpha/staging/WebApp/shop')).toBe(false);
+    expect(authz.can(alice, 'list', 'instances/alpha/*')).toBe(false);
+    expect(authz.can(alice, 'get', 'projects/alpha')).toBe(true);
   });
 });

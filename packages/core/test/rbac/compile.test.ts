@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { compilePolicy, compileProjectPolicies, objectMatch } from '../../src/rbac/index.js';
+import { compilePolicy, compileProjectPolicies, normalizeRoles, objectMatch, validateRoles } from '../../src/rbac/index.js';
+import { scopeMatch } from '../../src/rbac/object-match.js';
 import { roleTemplates } from '../../src/projects/index.js';
 import { role } from './world.js';
 
@@ -70,8 +71,8 @@ describe('compilePolicy: every kind of invalid policy is an error saying what is
       { role: 'dev', policy: 'secrets/*, get, maybe', message: expect.stringContaining('unknown effect "maybe"') },
     ]);
     expect(compiled.policies).toEqual([
-      ['proj:alpha:dev', 'projects/alpha', 'get', 'allow'],
-      ['proj:alpha:dev', 'instances/alpha/*', '*', 'allow'],
+      ['proj:alpha:dev', 'projects/alpha', 'get', 'allow', '*'],
+      ['proj:alpha:dev', 'instances/alpha/*', '*', 'allow', '*'],
     ]);
   });
 
@@ -82,7 +83,7 @@ describe('compilePolicy: every kind of invalid policy is an error saying what is
     });
     expect(compiled.roles).toEqual(['dev']);
     expect(compiled.errors.map((e) => e.role)).toEqual(['Bad:Name', 'dev']);
-    expect(compiled.policies).toEqual([['proj:alpha:dev', 'projects/alpha', 'get', 'allow']]);
+    expect(compiled.policies).toEqual([['proj:alpha:dev', 'projects/alpha', 'get', 'allow', '*']]);
     expect(compiled.bindings.size).toBe(0);
   });
 });
@@ -98,9 +99,9 @@ describe('compileProjectPolicies', () => {
     });
     expect(compiled.errors).toEqual([]);
     expect(compiled.policies).toEqual([
-      ['proj:alpha:developer', 'projects/alpha', 'get', 'allow'],
-      ['proj:alpha:developer', 'instances/alpha/*', '*', 'allow'],
-      ['proj:alpha:viewer', 'projects/alpha', 'get', 'allow'],
+      ['proj:alpha:developer', 'projects/alpha', 'get', 'allow', '*'],
+      ['proj:alpha:developer', 'instances/alpha/*', '*', 'allow', '*'],
+      ['proj:alpha:viewer', 'projects/alpha', 'get', 'allow', '*'],
     ]);
     expect(Object.fromEntries(compiled.bindings)).toEqual({
       'user:alice': ['proj:alpha:developer', 'proj:alpha:viewer'],
@@ -160,5 +161,55 @@ describe('objectMatch', () => {
     ['anything/at/all', '*', true],
   ])('%s vs %s → %s', (request, pattern, expected) => {
     expect(objectMatch(request, pattern)).toBe(expected);
+  });
+});
+
+describe('the Casbin-line spelling of a role policy', () => {
+  const owner = (policies: string[]) => compileProjectPolicies({ name: 'alpha', roles: [role('dev', policies)] });
+
+  it('compiles a line naming the role being edited exactly as its triple', () => {
+    const line = owner(['p, proj:alpha:dev, instances, get, *, allow', 'p, proj:alpha:dev, secrets, reveal, alpha/prod/*, deny']);
+    const triple = owner(['instances/*, get, allow', 'secrets/prod/*, reveal, deny']);
+    expect(line.errors).toEqual([]);
+    expect(line.policies).toEqual(triple.policies);
+    expect(normalizeRoles('alpha', [role('dev', ['p, proj:alpha:dev, instances, get, *, allow'])])[0]!.policies).toEqual([
+      'instances/*, get, allow',
+    ]);
+  });
+
+  it.each([
+    ['p, proj:beta:dev, instances, get, *, allow', 'project "beta"'],
+    ['p, proj:alpha:admin, instances, get, *, allow', 'role "admin"'],
+    ['p, role:serveradmin, instances, get, *, allow', 'must be proj:alpha:dev'],
+    ['p, proj:alpha:dev, instances, get, allow', '6 comma-separated parts'],
+  ])('refuses %s, naming what is wrong', (policy, fragment) => {
+    expect(() => validateRoles('alpha', [role('dev', [policy])])).toThrow(fragment);
+  });
+});
+
+describe('role destinations', () => {
+  const confined = (destinations: string[]) =>
+    compileProjectPolicies({ name: 'alpha', roles: [{ ...role('dev', ['instances/*, *, allow', 'rgds/*, get, allow']), destinations }] });
+
+  it('confine a role\'s namespaced lines to each destination and leave the others unscoped', () => {
+    expect(confined(['dev', 'team-*']).policies).toEqual([
+      ['proj:alpha:dev', 'projects/alpha', 'get', 'allow', '*'],
+      ['proj:alpha:dev', 'instances/alpha/*', '*', 'allow', 'instances/alpha/dev'],
+      ['proj:alpha:dev', 'instances/alpha/*', '*', 'allow', 'instances/alpha/team-*'],
+      ['proj:alpha:dev', 'rgds/alpha/*', 'get', 'allow', '*'],
+    ]);
+  });
+
+  it('a destination pattern stays within the namespace segment', () => {
+    expect(scopeMatch('instances/alpha/dev/WebApp/a', 'instances/alpha/dev')).toBe(true);
+    expect(scopeMatch('instances/alpha/development/WebApp/a', 'instances/alpha/dev')).toBe(false);
+    expect(scopeMatch('instances/alpha/team-a/WebApp/a', 'instances/alpha/team-*')).toBe(true);
+    expect(scopeMatch('instances/alpha/prod/Xdev/a', 'instances/alpha/*dev')).toBe(false);
+    expect(scopeMatch('instances/alpha/*', 'instances/alpha/dev')).toBe(false);
+    expect(scopeMatch('instances/alpha/*', 'instances/alpha/*')).toBe(true);
+  });
+
+  it('refuses a destination that is not a namespace pattern', () => {
+    expect(() => validateRoles('alpha', [{ ...role('dev', []), destinations: ['Bad/ns'] }])).toThrow('destination "Bad/ns"');
   });
 });

@@ -4,6 +4,7 @@ import { systemActor } from '../../src/actor.js';
 import type { Informer } from '../../src/cluster/informer-types.js';
 import type { KubeObject } from '../../src/ports/cluster.js';
 import { buildEnforcer, createAuthorizer } from '../../src/rbac/index.js';
+import { projectPolicySource } from '../../src/projects/index.js';
 
 const project = (name: string): KubeObject => ({
   apiVersion: 'portico.dev/v1alpha1',
@@ -27,7 +28,7 @@ afterEach(() => vi.restoreAllMocks());
 
 describe('a subject granted everything', () => {
   it('a Server Admin listing many items is answered without running Casbin per item', () => {
-    const authz = createAuthorizer({ projects: informerOf([project('alpha')]), serverAdmins: [] });
+    const authz = createAuthorizer({ projects: informerOf([project('alpha')]), policyOf: projectPolicySource, serverAdmins: [] });
     const casbin = vi.spyOn(Enforcer.prototype, 'enforceSync');
     const admin = systemActor('admin');
     for (let i = 0; i < 200; i++) expect(authz.can(admin, 'get', `instances/alpha/ns/WebApp/app-${i}`)).toBe(true);
@@ -51,7 +52,7 @@ describe('a subject granted everything', () => {
   });
 
   it('members are still decided by their project lines', () => {
-    const authz = createAuthorizer({ projects: informerOf([project('alpha')]), serverAdmins: [] });
+    const authz = createAuthorizer({ projects: informerOf([project('alpha')]), policyOf: projectPolicySource, serverAdmins: [] });
     const bob = systemActor('bob');
     expect(authz.can(bob, 'get', 'instances/alpha/ns/WebApp/x')).toBe(true);
     expect(authz.can(bob, 'delete', 'instances/alpha/ns/WebApp/x')).toBe(false);

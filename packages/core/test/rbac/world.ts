@@ -6,7 +6,7 @@ import type { Logger } from '../../src/logger.js';
 import { resources, type KubeObject } from '../../src/ports/cluster.js';
 import type { Authorizer } from '../../src/types.js';
 import { createAuthorizer } from '../../src/rbac/index.js';
-import { projectResource, waitForInformer, type ProjectRoleSpec } from '../../src/projects/index.js';
+import { projectPolicySource, projectResource, waitForInformer, type ProjectRoleSpec } from '../../src/projects/index.js';
 
 export const namespace = 'portico';
 
@@ -35,7 +35,7 @@ export interface World {
 export async function startWorld(opts: { serverAdmins?: string[]; logger?: Logger } = {}): Promise<World> {
   const cluster = await createEmbeddedCluster({ kroStepMs: 0 });
   const informer = createInformer(cluster, resources.project, { namespace });
-  const authz = createAuthorizer({ projects: informer, serverAdmins: opts.serverAdmins ?? [], logger: opts.logger });
+  const authz = createAuthorizer({ projects: informer, policyOf: projectPolicySource, serverAdmins: opts.serverAdmins ?? [], logger: opts.logger });
   await informer.start();
   await authz.ready();
 

@@ -141,8 +141,10 @@ const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 const BUILTIN: ServedResource[] = [
   { group: '', version: 'v1', kind: 'Namespace', plural: 'namespaces', namespaced: false, statusSubresource: true },
   { group: '', version: 'v1', kind: 'Secret', plural: 'secrets', namespaced: true, statusSubresource: false },
+  { group: '', version: 'v1', kind: 'Event', plural: 'events', namespaced: true, statusSubresource: false },
   { group: 'kro.run', version: 'v1alpha1', kind: 'ResourceGraphDefinition', plural: 'resourcegraphdefinitions', namespaced: false, statusSubresource: true },
   { group: 'portico.dev', version: 'v1alpha1', kind: 'Project', plural: 'projects', namespaced: true, statusSubresource: false },
+  { group: 'apiextensions.k8s.io', version: 'v1', kind: 'CustomResourceDefinition', plural: 'customresourcedefinitions', namespaced: false, statusSubresource: true },
 ];
 
 const gvKey = (group: string, version: string) => `${group}/${version}`;
@@ -221,6 +223,22 @@ function parseSelector(selector: string | null): (labels?: Record<string, string
   return (labels = {}) => tests.every((t) => t(labels));
 }
 
+/** Field selectors: `a.b=v`, `a.b==v`, `a.b!=v`, ANDed; an absent field compares as ''. */
+function parseFieldSelector(selector: string | null): (o: Obj) => boolean {
+  if (!selector?.trim()) return () => true;
+  const terms = selector.split(',').map((raw) => {
+    const m = /^([A-Za-z0-9_.]+)\s*(==|=|!=)\s*(.*)$/.exec(raw.trim());
+    if (!m) throw new ApiError(400, 'BadRequest', `unable to parse field selector term "${raw.trim()}"`);
+    return { path: m[1].split('.'), negate: m[2] === '!=', value: m[3] };
+  });
+  const valueAt = (o: Obj, path: string[]) => {
+    let v: unknown = o;
+    for (const part of path) v = v && typeof v === 'object' ? (v as Record<string, unknown>)[part] : undefined;
+    return v === undefined || v === null ? '' : String(v);
+  };
+  return (o) => terms.every((t) => (valueAt(o, t.path) === t.value) !== t.negate);
+}
+
 function statusBody(code: number, reason: string, message: string, details?: Record<string, unknown>) {
   return { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, reason, ...(details ? { details } : {}), code };
 }
@@ -274,6 +292,23 @@ export async function startFakeKubeApi(opts: FakeKubeApiOptions = {}): Promise<F
     });
   };
 
+  /** A CustomResourceDefinition makes its kind served, in every version it declares, as the real API server does. */
+  const registerCustomResource = (crd: Obj) => {
+    const spec = crd.spec;
+    if (!isObject(spec) || !isObject(spec.names) || !Array.isArray(spec.versions)) return;
+    for (const version of spec.versions) {
+      if (!isObject(version) || typeof version.name !== 'string' || version.served === false) continue;
+      serve({
+        group: String(spec.group),
+        version: version.name,
+        kind: String(spec.names.kind),
+        plural: String(spec.names.plural),
+        namespaced: spec.scope !== 'Cluster',
+        statusSubresource: isObject(version.subresources) && 'status' in version.subresources,
+      });
+    }
+  };
+
   // ---- watch fan-out -----------------------------------------------------------------------------------
   const send = (w: Watcher, event: unknown) => {
     const line = `${JSON.stringify(event)}\n`;
@@ -307,6 +342,7 @@ export async function startFakeKubeApi(opts: FakeKubeApiOptions = {}): Promise<F
       if (event) send(w, event);
     }
     if (r.plural === 'resourcegraphdefinitions' && r.group === 'kro.run' && type !== 'DELETED') registerInstanceKind(next);
+    if (r.plural === 'customresourcedefinitions' && r.group === 'apiextensions.k8s.io' && type !== 'DELETED') registerCustomResource(next);
     return clone(next);
   };
 
@@ -410,8 +446,9 @@ export async function startFakeKubeApi(opts: FakeKubeApiOptions = {}): Promise<F
       listRv = saved.rv;
     } else {
       const selects = parseSelector(query.get('labelSelector'));
+      const fields = parseFieldSelector(query.get('fieldSelector'));
       items = [...objectsOf(r).values()]
-        .filter((o) => (!namespace || o.metadata.namespace === namespace) && selects(o.metadata.labels))
+        .filter((o) => (!namespace || o.metadata.namespace === namespace) && selects(o.metadata.labels) && fields(o))
         .sort((a, b) => objKey(a.metadata.name, a.metadata.namespace).localeCompare(objKey(b.metadata.name, b.metadata.namespace)))
         .map(clone);
     }

@@ -1,18 +1,17 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { ServerResponse } from 'node:http';
+import type { RouterEntry } from '../http/router.js';
 import { openApiYaml } from '../openapi.js';
 import { routeNotFound, sendError } from '../http/errors.js';
 import { requestState } from '../http/request-state.js';
 import { createAssetServer } from './assets.js';
 import { explorerBase, explorerCsp, explorerHtml, specPath } from './page.js';
 
-type Req = IncomingMessage & { path: string; params: Record<string, string> };
-type Route = { method: 'GET'; path: string; polkaPath: string; handle: (req: Req, res: ServerResponse) => void };
 
 /**
  * The API explorer (§10): the spec and Swagger UI. Registered only when `config.swaggerUi` is on, so off it
  * answers like any unknown path.
  */
-export function explorerRoutes(): Route[] {
+export function explorerRoutes(document: () => string = () => openApiYaml()): RouterEntry[] {
   const assets = createAssetServer();
   let spec: string | undefined;
 
@@ -28,26 +27,23 @@ export function explorerRoutes(): Route[] {
     {
       method: 'GET',
       path: specPath,
-      polkaPath: specPath,
-      handle: (_req, res) => {
-        spec ??= openApiYaml();
+      endpoint: (_req, res) => {
+        spec ??= document();
         sendText(res, 'application/yaml; charset=utf-8', spec, { 'Cache-Control': 'no-cache' });
       },
     },
     {
       method: 'GET',
       path: explorerBase,
-      polkaPath: explorerBase,
-      handle: (_req, res) =>
+      endpoint: (_req, res) =>
         sendText(res, 'text/html; charset=utf-8', explorerHtml, { 'Content-Security-Policy': explorerCsp, 'Cache-Control': 'no-cache' }),
     },
     {
       method: 'GET',
       path: `${explorerBase}/{file}`,
-      polkaPath: `${explorerBase}/:file`,
-      handle: (req, res) => {
-        // Polka leaves the segment encoded unless it holds '%'; either way it is looked up verbatim in the list.
-        if (assets.send(req.params.file, res)) return;
+      endpoint: (req, res, params) => {
+        // The segment as it came (still encoded), looked up verbatim in the list of asset names.
+        if (assets.send(params.file ?? '', res)) return;
         const { requestId, log } = requestState(req);
         sendError(req, res, routeNotFound(req.path), requestId, log);
       },

@@ -1,10 +1,11 @@
 import { accountHandlers } from './account.js';
 import { accountsHandlers } from './accounts.js';
 import { authHandlers } from './auth.js';
-import { instancesHandlers } from './instances.js';
+import { instanceHistoryHandlers, instancesHandlers } from './instances.js';
 import { operationsHandlers } from './operations.js';
 import { projectsHandlers } from './projects.js';
 import { rgdsHandlers } from './rgds.js';
+import { secretsHandlers } from './secrets.js';
 import type { Handler } from './types.js';
 
 /**
@@ -17,6 +18,8 @@ export const handlers: Readonly<Record<string, Handler>> = {
   ...accountHandlers,
   ...rgdsHandlers,
   ...projectsHandlers,
+  ...secretsHandlers,
   ...instancesHandlers,
+  ...instanceHistoryHandlers,
   ...operationsHandlers,
 };

@@ -1,12 +1,10 @@
 import type * as api from '@portico/api';
 import type { CreateInstanceInput, InstanceKey } from '@portico/core';
-import { handler } from './types.js';
+import type { RouteParams } from './types.js';
+import { routeHandlers } from './types.js';
 
 /** `_` in a path stands for "no namespace" (cluster-scoped kinds). */
 const clusterScoped = '';
-
-type KindPath = { params: { namespace?: string; kind: string } };
-type InstancePath = { params: { namespace?: string; kind: string; name: string } };
 
 /** Both body forms accept `project`/`projectId` and `values`/`spec`; the schemas guarantee a project. */
 const common = (body: api.CreateInstanceFormA | api.CreateInstanceFormB) => ({
@@ -16,14 +14,14 @@ const common = (body: api.CreateInstanceFormA | api.CreateInstanceFormB) => ({
   deploymentMode: body.deploymentMode,
 });
 
-/** Form A: the kind (and namespace, unless `_`) from the path. */
-const formA = (params: KindPath['params'], body: api.CreateInstanceFormA): CreateInstanceInput => ({
+/** Create by kind: the kind (and namespace, unless `_`) from the path. */
+const formA = (params: RouteParams<'createNamespacedInstance' | 'createClusterInstance' | 'createClusterInstanceAlias'>, body: api.CreateInstanceFormA): CreateInstanceInput => ({
   ...common(body),
-  namespace: params.namespace ?? clusterScoped,
+  namespace: 'namespace' in params ? params.namespace : clusterScoped,
   kind: params.kind,
 });
 
-/** Form B: everything in the flat body; the kind follows from `rgdName`. */
+/** Create by RGD name: everything in the flat body; the kind follows from `rgdName`. */
 const formB = (body: api.CreateInstanceFormB): CreateInstanceInput => ({
   ...common(body),
   namespace: body.namespace ?? clusterScoped,
@@ -31,31 +29,41 @@ const formB = (body: api.CreateInstanceFormB): CreateInstanceInput => ({
   rgdName: body.rgdName,
 });
 
-const keyOf = (params: InstancePath['params']): InstanceKey => ({
-  namespace: params.namespace ?? clusterScoped,
+const keyOf = (params: RouteParams<'getNamespacedInstance' | 'getClusterInstance'>): InstanceKey => ({
+  namespace: 'namespace' in params ? params.namespace : clusterScoped,
   kind: params.kind,
   name: params.name,
 });
 
 /** §6 instances: three creation forms onto one domain call; get/patch/delete by {namespace, kind, name}. */
-export const instancesHandlers = {
-  listInstances: handler<{ query: api.InstanceListQuery }>(({ portico, actor, query }) => portico.instances.list(actor, query)),
-  countInstances: handler(({ portico, actor }) => portico.instances.count(actor)),
-  createInstance: handler<{ body: api.CreateInstanceFormB }>(({ portico, actor, body }) => portico.instances.create(actor, formB(body))),
-  createNamespacedInstance: handler<KindPath & { body: api.CreateInstanceFormA }>(({ portico, actor, params, body }) =>
+export const instancesHandlers = routeHandlers({
+  listInstances: ({ portico, actor, query }) => portico.instances.list(actor, query),
+  countInstances: ({ portico, actor }) => portico.instances.count(actor),
+  createInstance: ({ portico, actor, body }) => portico.instances.create(actor, formB(body)),
+  createNamespacedInstance: ({ portico, actor, params, body }) =>
     portico.instances.create(actor, formA(params, body)),
-  ),
-  createClusterInstance: handler<KindPath & { body: api.CreateInstanceFormA }>(({ portico, actor, params, body }) =>
+  createClusterInstance: ({ portico, actor, params, body }) =>
     portico.instances.create(actor, formA(params, body)),
-  ),
-  getNamespacedInstance: handler<InstancePath>(({ portico, actor, params }) => portico.instances.get(actor, keyOf(params))),
-  patchNamespacedInstance: handler<InstancePath & { body: api.PatchInstanceRequest }>(({ portico, actor, params, body }) =>
+  getNamespacedInstance: ({ portico, actor, params }) => portico.instances.get(actor, keyOf(params)),
+  patchNamespacedInstance: ({ portico, actor, params, body }) =>
     portico.instances.patch(actor, keyOf(params), body),
-  ),
-  deleteNamespacedInstance: handler<InstancePath>(({ portico, actor, params }) => portico.instances.delete(actor, keyOf(params))),
-  getClusterInstance: handler<InstancePath>(({ portico, actor, params }) => portico.instances.get(actor, keyOf(params))),
-  patchClusterInstance: handler<InstancePath & { body: api.PatchInstanceRequest }>(({ portico, actor, params, body }) =>
+  deleteNamespacedInstance: ({ portico, actor, params }) => portico.instances.delete(actor, keyOf(params)),
+  getClusterInstance: ({ portico, actor, params }) => portico.instances.get(actor, keyOf(params)),
+  patchClusterInstance: ({ portico, actor, params, body }) =>
     portico.instances.patch(actor, keyOf(params), body),
-  ),
-  deleteClusterInstance: handler<InstancePath>(({ portico, actor, params }) => portico.instances.delete(actor, keyOf(params))),
-};
+  deleteClusterInstance: ({ portico, actor, params }) => portico.instances.delete(actor, keyOf(params)),
+});
+
+/** §11: an instance's history on both path families, and the `_`-less aliases of the cluster-scoped paths. */
+export const instanceHistoryHandlers = routeHandlers({
+  namespacedInstanceEvents: ({ portico, actor, params }) => portico.instances.events(actor, keyOf(params)),
+  namespacedInstanceTimeline: ({ portico, actor, params }) => portico.instances.timeline(actor, keyOf(params)),
+  namespacedInstanceChildren: ({ portico, actor, params }) => portico.instances.children(actor, keyOf(params)),
+  clusterInstanceEvents: ({ portico, actor, params }) => portico.instances.events(actor, keyOf(params)),
+  clusterInstanceTimeline: ({ portico, actor, params }) => portico.instances.timeline(actor, keyOf(params)),
+  clusterInstanceChildren: ({ portico, actor, params }) => portico.instances.children(actor, keyOf(params)),
+  createClusterInstanceAlias: ({ portico, actor, params, body }) => portico.instances.create(actor, formA(params, body)),
+  getClusterInstanceAlias: ({ portico, actor, params }) => portico.instances.get(actor, keyOf(params)),
+  patchClusterInstanceAlias: ({ portico, actor, params, body }) => portico.instances.patch(actor, keyOf(params), body),
+  deleteClusterInstanceAlias: ({ portico, actor, params }) => portico.instances.delete(actor, keyOf(params)),
+});

@@ -6,7 +6,7 @@ import { readCookie, sessionCookieName } from './cookies.js';
  * The token a request carries: `Authorization: Bearer` wins over the session cookie. An Authorization
  * header of another scheme is an error rather than a silent fall back to the cookie.
  */
-export function credentialOf(req: IncomingMessage): string | undefined {
+function credentialOf(req: IncomingMessage): string | undefined {
   const header = req.headers.authorization;
   if (header !== undefined) {
     const match = /^Bearer[ \t]+([^\s]+)[ \t]*$/i.exec(header);

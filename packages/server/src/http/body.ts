@@ -2,7 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import { PorticoError, badRequest } from '@portico/core';
 
 /** Contract §1: 1 MiB on every route. */
-export const bodyLimitBytes = 1024 * 1024;
+const bodyLimitBytes = 1024 * 1024;
 
 /**
  * After answering early (413, 401, 404 …) the rest of an upload is read and dropped so the client sees our
@@ -12,7 +12,7 @@ export const bodyLimitBytes = 1024 * 1024;
 const drainBudgetBytes = 8 * 1024 * 1024;
 const drainTimeoutMs = 10_000;
 
-export const payloadTooLarge = () =>
+const payloadTooLarge = () =>
   new PorticoError('PAYLOAD_TOO_LARGE', `request body exceeds ${bodyLimitBytes} bytes`, { limit: bodyLimitBytes });
 
 export const hasBody = (req: IncomingMessage) => {
@@ -34,8 +34,11 @@ export const isJsonContentType = (header: string | undefined) => {
   return type === 'application/json' || /^application\/[a-z0-9.+-]+\+json$/.test(type);
 };
 
+/** Fatal: a byte sequence that is not UTF-8 is an error, not a U+FFFD silently stored in a project. */
+const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
 /**
- * Reads the body as UTF-8, counting bytes as they arrive and rejecting with 413 the moment the limit is
+ * Reads the body as UTF-8 (400 when it is not valid UTF-8), counting bytes as they arrive and rejecting with 413 the moment the limit is
  * passed (nothing beyond it is buffered).
  */
 export function readBody(req: IncomingMessage, limit = bodyLimitBytes): Promise<string> {
@@ -61,7 +64,11 @@ export function readBody(req: IncomingMessage, limit = bodyLimitBytes): Promise<
     };
     const onEnd = () => {
       cleanup();
-      resolve(Buffer.concat(chunks, size).toString('utf8'));
+      try {
+        resolve(utf8.decode(Buffer.concat(chunks, size)));
+      } catch {
+        reject(badRequest('request body is not valid UTF-8'));
+      }
     };
     const onError = () => {
       cleanup();

@@ -1,14 +1,12 @@
-import { enterpriseFamilies } from '@portico/api';
+import type { EnterpriseFamily } from '@portico/api';
 import { licenseRequired } from '@portico/core';
 import { routeNotFound } from './errors.js';
 
-export type EnterpriseFamily = (typeof enterpriseFamilies)[number];
-
 /** The family a path belongs to: the prefix itself or anything below it, any method, any depth. */
-export function enterpriseFamilyOf(pathname: string): EnterpriseFamily | undefined {
-  // Dispatch is case-insensitive (polka), so the gate must be too, or `/API/v1/License` would slip past it.
+export function enterpriseFamilyOf(families: readonly EnterpriseFamily[], pathname: string): EnterpriseFamily | undefined {
+  // Matching is case-insensitive (as route dispatch is), or `/API/v1/License` would slip past the gate.
   const path = pathname.toLowerCase().replace(/\/+$/, '');
-  return enterpriseFamilies.find((f) => path === f.prefix || path.startsWith(`${f.prefix}/`));
+  return families.find((f) => path === f.prefix || path.startsWith(`${f.prefix}/`));
 }
 
 /**

@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ErrorEnvelope } from '@portico/api';
 import { PorticoError, isPorticoError, type Logger } from '@portico/core';
 import { discardRemainingBody } from './body.js';
+import { findRequestState } from './request-state.js';
 import { sendJson } from './respond.js';
 
 /**
@@ -36,6 +37,8 @@ export function sendError(req: IncomingMessage, res: ServerResponse, error: unkn
     return;
   }
   const { status, body, headers } = envelopeOf(error, requestId);
+  const state = findRequestState(req);
+  if (state && body.code === 'SERVICE_UNAVAILABLE') state.unavailable = String((body.details as { component?: unknown }).component ?? 'unknown');
   sendJson(res, status, body, headers);
 }
 

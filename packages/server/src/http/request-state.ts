@@ -7,11 +7,18 @@ export interface RequestState {
   log: Logger;
   ip: string;
   secure: boolean;
+  /** The route table id once a route took the request (a bounded metrics label, never the path). */
+  routeId?: string;
+  /** The dependency named by a 503 answer (`details.component`), for the dependency-error metric. */
+  unavailable?: string;
 }
 
 const states = new WeakMap<IncomingMessage, RequestState>();
 
 export const setRequestState = (req: IncomingMessage, state: RequestState) => void states.set(req, state);
+
+/** The state when the request-context middleware ran, undefined otherwise (a request that never got one). */
+export const findRequestState = (req: IncomingMessage): RequestState | undefined => states.get(req);
 
 export function requestState(req: IncomingMessage): RequestState {
   const state = states.get(req);

@@ -1,14 +1,16 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { Readable } from 'node:stream';
 import type { RouteDef } from '@portico/api';
 import type { Actor, Portico } from '@portico/core';
-import type { Handler, Reply } from '../handlers/types.js';
+import type { Call, Handler, Reply } from '../handlers/types.js';
+import type { OperationHook } from '../plugin.js';
+import { operationOf } from './operation.js';
 import { authenticate } from './authenticate.js';
 import { rateLimitFor } from './rate-limit.js';
 import { sendError } from './errors.js';
 import { bodyFor, decodeParams, flattenQuery } from './input.js';
 import { requestState } from './request-state.js';
-import { sendEmpty, sendJson } from './respond.js';
-import type { PathMatcher } from './route-paths.js';
+import { sendEmpty, sendJson, sendStream } from './respond.js';
 import { parseInput } from '@portico/core';
 
 type PolkaRequest = IncomingMessage & { path: string; query: Record<string, string | string[] | undefined> };
@@ -36,26 +38,35 @@ function sendResult(res: ServerResponse, route: RouteDef, reply: ReplyState, res
   }
   const status = reply.statusCode ?? route.status;
   if (result === undefined || status === 204) sendEmpty(res, status, reply.headers);
+  else if (result instanceof Readable) sendStream(res, status, result, reply.headers);
   else sendJson(res, status, result, reply.headers);
 }
 
 /**
  * The per-route pipeline: authenticate (401), validate path, query and body with the route's schemas (400,
  * 413), make the ONE domain call, answer with the route's success status. Every failure, thrown or
- * rejected, goes to the error mapper; nothing escapes to crash the process.
+ * rejected, goes to the error mapper; nothing escapes to crash the process. A mutating route runs inside the
+ * plugins' operation hook (the audit trail), which may refuse it before it runs.
  */
-export function routeHandler(portico: Portico, route: RouteDef, handler: Handler, matcher: PathMatcher) {
-  return async (req: PolkaRequest, res: ServerResponse) => {
-    const { requestId, log, ip } = requestState(req);
+export function routeHandler(portico: Portico, route: RouteDef, handler: Handler, onOperation?: OperationHook) {
+  const hooked = onOperation && route.method !== 'GET' ? onOperation : undefined;
+  return async (req: IncomingMessage & { path: string }, res: ServerResponse, rawParams: Record<string, string>) => {
+    const state = requestState(req);
+    const { requestId, log, ip } = state;
+    state.routeId = route.id;
     try {
       const actor: Actor | undefined = route.auth === 'user' ? await authenticate(portico, req) : undefined;
       await rateLimitFor(portico.limits, route, { ip, actor }, res);
-      const params = route.params ? parseInput(route.params, decodeParams(matcher.match(req.path) ?? {}), 'path') : undefined;
-      const rawQuery = flattenQuery(req.query ?? {});
+      const params = route.params ? parseInput(route.params, decodeParams(rawParams), 'path') : undefined;
+      const rawQuery = flattenQuery((req as PolkaRequest).query ?? {});
       const query = route.query ? parseInput(route.query, rawQuery, 'query') : undefined;
       const body = await bodyFor(req, route);
       const reply = createReply();
-      const result = await handler({ portico, actor: actor as Actor, params, query, body, request: { ip, requestId }, reply });
+      // The values were parsed by this very route's schemas, which is what the handler's types say they are.
+      const call = { portico, actor: actor as Actor, params, query, body, request: { ip, requestId }, reply } as unknown as Call<never>;
+      const result = hooked
+        ? await hooked(operationOf(route, { params, query, body }, actor, req, { ip, requestId }), async () => handler(call))
+        : await handler(call);
       sendResult(res, route, reply, result);
     } catch (error) {
       sendError(req, res, error, requestId, log);

@@ -1,7 +1,7 @@
 /**
- * Paths of the route table (`/api/v1/rgds/{name}`) as polka patterns and as matchers, and the order in which
- * they are registered. Polka runs the first handler whose pattern matches, so a static segment must be
- * registered before a parameter that would also match it (`/rgds/count` before `/rgds/{name}`).
+ * Paths of the route table (`/api/v1/rgds/{name}`) as matchers, and the order in which they are tried. The
+ * router runs the first entry whose pattern matches, so a static segment must come before a parameter that
+ * would also match it (`/rgds/count` before `/rgds/{name}`).
  */
 
 export interface PathMatcher {
@@ -14,13 +14,10 @@ export interface PathMatcher {
 const segments = (path: string) => path.split('/').filter(Boolean);
 const isParam = (segment: string) => segment.startsWith('{') && segment.endsWith('}');
 
-/** `{param}` → `:param`. */
-export const toPolkaPath = (path: string) =>
-  path.replace(/\{([A-Za-z0-9_]+)\}/g, (_, name: string) => `:${name}`);
-
 /**
- * Same semantics as polka's router (regexparam): one segment per parameter, an optional trailing slash,
- * case-insensitive; kept here so the `Allow` header and parameter extraction agree with dispatch.
+ * The semantics of polka's own router (regexparam), which Portico no longer uses for dispatch: one segment per
+ * parameter, an optional trailing slash, case-insensitive. Dispatch, parameters and the `Allow` header all
+ * come from this one matcher.
  */
 export function compilePath(method: string, path: string): PathMatcher {
   const names: string[] = [];

@@ -1,7 +1,7 @@
 import type { ServerResponse } from 'node:http';
 
 /** The API never serves documents that need anything beyond itself, and is never framed. */
-export const apiCsp = "default-src 'self'; frame-ancestors 'none'";
+const apiCsp = "default-src 'self'; frame-ancestors 'none'";
 
 export const baseSecurityHeaders: Readonly<Record<string, string>> = {
   'X-Content-Type-Options': 'nosniff',
@@ -10,7 +10,7 @@ export const baseSecurityHeaders: Readonly<Record<string, string>> = {
   'Content-Security-Policy': apiCsp,
 };
 
-export const hstsValue = 'max-age=31536000; includeSubDomains';
+const hstsValue = 'max-age=31536000; includeSubDomains';
 
 /** Set first on every response, so errors, 404s and the explorer all carry them. */
 export function applySecurityHeaders(res: ServerResponse, opts: { hsts: boolean }): void {

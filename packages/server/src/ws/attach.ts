@@ -1,14 +1,13 @@
 import type http from 'node:http';
 import type { Duplex } from 'node:stream';
-import { badRequest, type Actor, type DomainEvent, type Portico } from '@portico/core';
+import { wsCloseCodes } from '@portico/api';
+import { badRequest, createEventAudience, createPrincipals, type Actor, type DomainEvent, type Portico, type Principal } from '@portico/core';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { frame, handleClientMessage, reply, type Connection } from './connection.js';
-import { actorOfUpgrade, rejectUpgrade, shuttingDown, upgradeNotFound } from './handshake.js';
-import { createAudience } from './audience.js';
-import { createDecisionCache, createPrincipals, type DecisionMemo, type Principal } from './decisions.js';
+import { createAdmission } from './admission.js';
+import { rejectUpgrade, shuttingDown, upgradeNotFound } from './handshake.js';
 import { createOutbox } from './outbox.js';
 import { anyMatches, resourceTypeOf } from './subscriptions.js';
-import { eventVisibility } from './visibility.js';
 import { textFrame, type WireFrame } from './wire.js';
 
 export interface WebSocketOptions {
@@ -18,6 +17,10 @@ export interface WebSocketOptions {
   heartbeatMs?: number;
   /** A socket with more unsent bytes than this is closed with 1013 instead of queueing more. Default config.ws.maxBufferBytes. */
   maxBufferBytes?: number;
+  /** Told of every event frame queued to a socket (the events-sent metric). */
+  onEventSent?: (type: string) => void;
+  /** Open sockets per user on this server; one more is refused with 429. Default config.ws.maxSocketsPerUser. */
+  maxSocketsPerUser?: number;
 }
 
 export interface WebSocketHandle {
@@ -34,7 +37,7 @@ const closeGraceMs = 2_000;
 /** Client frames are small JSON (subscribe/ping); anything bigger is not ours. */
 const maxClientFrameBytes = 16 * 1024;
 
-const closeCodes = { goingAway: 1001, policyViolation: 1008, tryAgainLater: 1013 } as const;
+const closeCodes = wsCloseCodes;
 
 const timestampOf = (event: DomainEvent) => {
   const t = (event as DomainEvent & { timestamp?: unknown }).timestamp;
@@ -51,16 +54,17 @@ export function attachWebSocket(server: http.Server, portico: Portico, opts: Web
   const heartbeatMs = opts.heartbeatMs ?? portico.config.ws.heartbeatMs;
   const maxBufferBytes = opts.maxBufferBytes ?? portico.config.ws.maxBufferBytes;
   const logger = portico.logger.child({ module: 'ws' });
+  const admission = createAdmission(portico, { maxSocketsPerUser: opts.maxSocketsPerUser ?? portico.config.ws.maxSocketsPerUser, logger });
   const wss = new WebSocketServer({ noServer: true, maxPayload: maxClientFrameBytes, perMessageDeflate: false, clientTracking: false });
   const connections = new Set<Connection>();
-  const visible = eventVisibility(portico);
-  const audience = createAudience(portico.authz);
+  // Who may receive an event is core's answer; this module only frames, buffers and writes.
+  const audience = createEventAudience<Connection>(portico);
   const principals = createPrincipals();
-  const decisions = createDecisionCache();
   const forget = (conn: Connection) => {
     if (!connections.delete(conn)) return;
     audience.remove(conn);
     principals.release(conn.principal);
+    admission.release(conn.actor);
   };
   let closing = false;
 
@@ -80,27 +84,20 @@ export function attachWebSocket(server: http.Server, portico: Portico, opts: Web
 
   /**
    * One event: serialised and framed at most once, the same bytes queued for every socket that subscribed to it
-   * and may see it now. Instance events are decided by `can(actor, 'get', object)` per principal, remembered
-   * until the next policy change; RGD events by the catalog's rule, per principal within the event.
+   * and that core says may see it now.
    */
   const fanOut = (event: DomainEvent) => {
     const type = resourceTypeOf(event);
     if (!type) return;
-    const remembered = type === 'instances' && event.object !== undefined;
-    const memo: DecisionMemo = remembered ? decisions.memoFor(event.object!) : new Map<Principal, boolean>();
+    const visibleTo = audience.visibleTo(event);
     let wire: WireFrame | undefined;
-    for (const conn of audience.candidates(event)) {
+    for (const conn of audience.audienceOf(event)) {
       if (conn.socket.readyState !== conn.socket.OPEN) continue;
       if (!anyMatches(conn.filters, type, event)) continue;
-      let allowed = memo.get(conn.principal);
-      if (allowed === undefined) {
-        allowed = visible(conn.principal.actor, event, type);
-        if (remembered) decisions.remember(memo, conn.principal, allowed);
-        else memo.set(conn.principal, allowed);
-      }
-      if (!allowed) continue;
+      if (!visibleTo(conn)) continue;
       wire ??= textFrame(frame(event.type as 'instance_update', event.data, timestampOf(event)));
       outbox.push(conn, wire);
+      opts.onEventSent?.(event.type);
     }
   };
 
@@ -138,20 +135,48 @@ export function attachWebSocket(server: http.Server, portico: Portico, opts: Web
     countsTimer.unref();
   };
 
+  /** A session revoked while the bus was down: its notice was lost with the gap. */
+  const closeIfRevoked = (conn: Connection) =>
+    portico.auth.sessionValid(conn.actor).then(
+      (valid) => {
+        if (!valid) conn.socket.close(closeCodes.sessionRevoked, 'session revoked');
+      },
+      (err: unknown) => logger.warn({ err, user: conn.actor.subject }, 'could not re-check a WebSocket session after an event gap'),
+    );
+
+  /**
+   * The event stream had a gap: every socket that follows something is told to refetch it, and every socket's
+   * session is checked again, since a revocation notice may have been lost with the gap.
+   */
+  const resyncAll = (event: DomainEvent) => {
+    const wire = textFrame(frame('resync', event.data, timestampOf(event)));
+    for (const conn of connections) {
+      if (conn.socket.readyState !== conn.socket.OPEN) continue;
+      if (conn.filters.length > 0) outbox.push(conn, wire);
+      void closeIfRevoked(conn);
+    }
+    scheduleCounts();
+  };
+
   const eventSubscription = portico.events.onEvent((event) => {
     try {
       if (event.type === 'counts_changed') scheduleCounts();
+      else if (event.type === 'resync') resyncAll(event);
       else fanOut(event);
     } catch (err) {
       logger.error({ err, type: event.type }, 'WebSocket fan-out failed');
     }
   });
-  // A binding added or removed changes who may see what, who is in a project's audience and what a user counts.
-  // The authorizer calls this synchronously right after swapping the policy in: no event is decided in between.
-  const policySubscription = portico.authz.onChange(() => {
-    decisions.clear();
-    audience.refresh();
-    scheduleCounts();
+  // A binding added or removed changes what a user counts (core has already re-read who may see what).
+  const policySubscription = audience.onChange(scheduleCounts);
+
+  // A logout, password change or account deletion on any replica ends the sockets of the sessions it cut off.
+  const revocationSubscription = portico.auth.onSessionsRevoked((isRevoked) => {
+    for (const conn of connections) {
+      if (!isRevoked(conn.actor)) continue;
+      logger.info({ user: conn.actor.subject }, 'closing the WebSocket of a revoked session');
+      conn.socket.close(closeCodes.sessionRevoked, 'session revoked');
+    }
   });
 
   // --- heartbeat -----------------------------------------------------------------------------------------
@@ -201,11 +226,22 @@ export function attachWebSocket(server: http.Server, portico: Portico, opts: Web
     }
     if (url.pathname !== path) return rejectUpgrade(socket, upgradeNotFound(url.pathname), req);
     if (closing) return rejectUpgrade(socket, shuttingDown(), req);
-    actorOfUpgrade(portico, url).then(
+    admission.admit(req, url).then(
       (actor) => {
-        if (socket.destroyed) return;
-        if (closing) return rejectUpgrade(socket, shuttingDown(), req);
-        wss.handleUpgrade(req, socket, head, (ws) => onConnection(ws, actor));
+        let upgraded = false;
+        const giveBack = () => {
+          if (!upgraded) admission.release(actor);
+        };
+        if (socket.destroyed) return giveBack();
+        if (closing) {
+          giveBack();
+          return rejectUpgrade(socket, shuttingDown(), req);
+        }
+        socket.once('close', giveBack);
+        wss.handleUpgrade(req, socket, head, (ws) => {
+          upgraded = true;
+          onConnection(ws, actor);
+        });
       },
       (err: unknown) => rejectUpgrade(socket, err, req),
     );
@@ -223,6 +259,8 @@ export function attachWebSocket(server: http.Server, portico: Portico, opts: Web
       clearTimeout(countsTimer);
       eventSubscription.close();
       policySubscription.close();
+      revocationSubscription.close();
+      audience.close();
       // What the last turn produced still goes out, before the close frames.
       outbox.flush();
       outbox.close();

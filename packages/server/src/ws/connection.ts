@@ -1,13 +1,12 @@
 import { ClientMessage, SubscriptionResourceType, type ServerEventType, type SubscriptionFilter } from '@portico/api';
-import type { Actor } from '@portico/core';
+import type { Actor, Principal } from '@portico/core';
 import type { WebSocket } from 'ws';
-import type { Principal } from './decisions.js';
 import type { Batch, Outbox, Recipient } from './outbox.js';
 import { filterKey } from './subscriptions.js';
 import { textFrame } from './wire.js';
 
 /** Enough for any UI (a few views at once); bounds the work one socket adds to every event. */
-export const maxSubscriptions = 100;
+const maxSubscriptions = 100;
 
 /** One open socket: who it is, what it asked for, whether it answered the last ping. */
 export interface Connection extends Recipient {
@@ -80,7 +79,7 @@ export function handleClientMessage(conn: Connection, raw: Buffer | ArrayBuffer 
       }
       conn.subscriptions.set(key, msg.data);
       syncFilters(conn);
-      return reply(conn, 'subscribed', msg.data);
+      return reply(conn, 'subscribed', { ...msg.data, success: true });
     }
     case 'unsubscribe':
       conn.subscriptions.delete(filterKey(msg.data));

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { STATUS_CODES, type IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { PorticoError, unauthorized, type Actor, type Portico } from '@portico/core';
+import { PorticoError, forbidden, unauthorized, type Actor, type Portico } from '@portico/core';
 import { envelopeOf } from '../http/errors.js';
 import { baseSecurityHeaders } from '../http/security-headers.js';
 
@@ -44,3 +44,33 @@ export const upgradeNotFound = (path: string) =>
   new PorticoError('NOT_FOUND', `no WebSocket endpoint at ${path}`, { resource: 'route', identifier: path });
 
 export const shuttingDown = () => new PorticoError('SERVICE_UNAVAILABLE', 'the server is shutting down', { component: 'websocket' }, { retryAfter: 1 });
+
+const originOf = (value: string): string | undefined => {
+  try {
+    const url = new URL(value);
+    return url.origin === 'null' ? undefined : url.origin;
+  } catch {
+    return undefined;
+  }
+};
+
+/** The browser origins allowed besides the server's own, normalised once (`https://x.example:443` → `https://x.example`). */
+export const allowedOriginSet = (configured: readonly string[]): ReadonlySet<string> =>
+  new Set(configured.map((o) => originOf(o)).filter((o): o is string => o !== undefined));
+
+/**
+ * Cross-site WebSocket hijacking guard. A browser always sends `Origin` on an upgrade, and a page elsewhere
+ * must not open a socket with a ticket it obtained (CORS does not apply to WebSockets). Allowed: the server's
+ * own origin (the host the request was addressed to) and the configured ones. A request without `Origin`
+ * is not from a browser (CLI, SDK, curl) and is allowed: it holds a ticket only its own user gave it.
+ */
+export function assertOriginAllowed(req: IncomingMessage, allowed: ReadonlySet<string>): void {
+  const origin = req.headers.origin;
+  if (origin === undefined) return;
+  const parsed = originOf(origin);
+  if (parsed !== undefined && (allowed.has(parsed) || new URL(parsed).host === req.headers.host)) return;
+  throw forbidden('this origin may not open a WebSocket here', { origin: origin.slice(0, 200) });
+}
+
+export const tooManySockets = (limit: number) =>
+  new PorticoError('RATE_LIMIT_EXCEEDED', `at most ${limit} open WebSockets per user: close one first`, { limit }, { retryAfter: 5 });

@@ -1,18 +1,8 @@
 import type { SubscriptionFilter } from '@portico/api';
-import type { DomainEvent } from '@portico/core';
+import { eventResourceType, type DomainEvent } from '@portico/core';
 
-/** Which subscription resourceType an event belongs to; undefined for events that are never forwarded as-is. */
-export function resourceTypeOf(event: DomainEvent): 'instances' | 'rgds' | undefined {
-  switch (event.type) {
-    case 'instance_update':
-    case 'deploy_progress':
-      return 'instances';
-    case 'rgd_update':
-      return 'rgds';
-    default:
-      return undefined;
-  }
-}
+/** Which subscription resourceType an event belongs to (core's classification). */
+export const resourceTypeOf = eventResourceType;
 
 /** The key under which a filter is stored, so subscribing twice is one subscription and unsubscribe finds it. */
 export const filterKey = (f: SubscriptionFilter): string =>
@@ -22,7 +12,7 @@ export const filterKey = (f: SubscriptionFilter): string =>
  * Whether a filter selects an event: the resource type (or `all`), then each field the filter sets. Project and
  * namespace narrow instance events only; RGDs are cluster-wide, so for them only the name applies.
  */
-export function filterMatches(f: SubscriptionFilter, type: 'instances' | 'rgds', event: DomainEvent): boolean {
+function filterMatches(f: SubscriptionFilter, type: 'instances' | 'rgds', event: DomainEvent): boolean {
   if (f.resourceType !== 'all' && f.resourceType !== type) return false;
   if (f.name !== undefined && f.name !== event.name) return false;
   if (type === 'rgds') return true;

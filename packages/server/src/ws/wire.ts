@@ -49,7 +49,7 @@ function writeFrame(target: Buffer, at: number, frame: WireFrame): number {
 }
 
 /** The wire bytes of one frame, built on first use and shared from then on. */
-export function frameBytes(frame: WireFrame): Buffer {
+function frameBytes(frame: WireFrame): Buffer {
   if (frame.bytes === undefined) {
     frame.bytes = Buffer.allocUnsafe(frame.size);
     writeFrame(frame.bytes, 0, frame);

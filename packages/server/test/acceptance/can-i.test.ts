@@ -47,21 +47,23 @@ describe.each(clusterModes)('%s cluster', (mode) => {
   const hiddenFromNonMembers = (who: Who) => (who === 'outsider' ? 404 : 403);
 
   const operations: Record<string, Operation> = {
-    'projects get': { success: 200, perform: async (u) => (await u.get(`/api/v1/projects/${main}`)).status },
+    'projects get': { success: 200, refusedWith: hiddenFromNonMembers, perform: async (u) => (await u.get(`/api/v1/projects/${main}`)).status },
     'projects update': {
       success: 200,
+      refusedWith: hiddenFromNonMembers,
       async perform(u) {
         const { resourceVersion } = (await admin.get(`/api/v1/projects/${main}`)).body;
         return (await u.put(`/api/v1/projects/${main}`, { resourceVersion, description: next('described') })).status;
       },
     },
-    'projects delete': { success: 204, perform: async (u) => (await u.del(`/api/v1/projects/${doomed}`)).status },
+    'projects delete': { success: 204, refusedWith: hiddenFromNonMembers, perform: async (u) => (await u.del(`/api/v1/projects/${doomed}`)).status },
     'projects create': {
       success: 201,
       perform: async (u) => (await u.post('/api/v1/projects', { name: uniqueName('made'), destinations: [] })).status,
     },
     'members create': {
       success: 201,
+      refusedWith: hiddenFromNonMembers,
       async perform(u) {
         const subject = next('added');
         const status = (await u.post(`/api/v1/projects/${main}/roles/viewer/users/${subject}`)).status;
@@ -71,6 +73,7 @@ describe.each(clusterModes)('%s cluster', (mode) => {
     },
     'members delete': {
       success: 204,
+      refusedWith: hiddenFromNonMembers,
       async perform(u) {
         const subject = next('removed');
         expect((await admin.post(`/api/v1/projects/${main}/roles/viewer/users/${subject}`)).status).toBe(201);
@@ -81,6 +84,7 @@ describe.each(clusterModes)('%s cluster', (mode) => {
     },
     'roles update': {
       success: 200,
+      refusedWith: hiddenFromNonMembers,
       async perform(u) {
         const current = (await admin.get(`/api/v1/projects/${main}`)).body;
         const roles = (current.roles as { name: string }[]).map((r) => (r.name === 'viewer' ? { ...r, description: next('reworded') } : r));
@@ -157,8 +161,13 @@ describe.each(clusterModes)('%s cluster', (mode) => {
       const user = as[who];
       const target = object === 'main' ? main : object === 'doomed' ? doomed : '*';
       const asked = await user.get(`/api/v1/account/can-i/${resource}/${action}/${target}`);
-      expect(asked.status).toBe(200);
-      expect(asked.body).toEqual({ value: expected });
+      if (who === 'outsider' && target !== '*') {
+        // Issue 15: a project the caller is not in is hidden from can-i too, like a missing one.
+        expect([asked.status, asked.body.code]).toEqual([404, 'NOT_FOUND']);
+      } else {
+        expect(asked.status).toBe(200);
+        expect(asked.body).toEqual({ value: expected });
+      }
 
       const operation = operations[`${resource} ${action}`];
       const status = await operation.perform(user);
@@ -182,14 +191,15 @@ describe.each(clusterModes)('%s cluster', (mode) => {
       }
     });
 
-    it('an unknown project is 404 for everyone; an existing one the caller is not in is a plain "no"', async () => {
+    it('an unknown project is 404 for everyone, and so is an existing one the caller is not in (issue 15)', async () => {
       const missing = uniqueName('missing');
       for (const who of everyone) {
         const res = await as[who].get(`/api/v1/account/can-i/projects/get/${missing}`);
         expect(res.status).toBe(404);
         expect(res.body.code).toBe('NOT_FOUND');
       }
-      expect((await as.outsider.get(`/api/v1/account/can-i/instances/get/${main}`)).body).toEqual({ value: 'no' });
+      const hidden = await as.outsider.get(`/api/v1/account/can-i/instances/get/${main}`);
+      expect([hidden.status, hidden.body.code]).toEqual([404, 'NOT_FOUND']);
     });
 
     it('the permission summary (Form A) agrees with Form B for each member', async () => {

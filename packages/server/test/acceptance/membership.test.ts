@@ -20,7 +20,8 @@ describe.each(clusterModes)('%s cluster', (mode) => {
   }
 
   const granted = { get: 200, roleBindings: 200, namespaces: 200 };
-  const refused = { get: 403, roleBindings: 403, namespaces: 403 };
+  // Issue 15: to a non-member the project is hidden, exactly like one that does not exist.
+  const refused = { get: 404, roleBindings: 404, namespaces: 404 };
 
   const listedNames = async (user: ApiAs) => {
     const res = await user.get('/api/v1/projects');
@@ -30,7 +31,7 @@ describe.each(clusterModes)('%s cluster', (mode) => {
   };
 
   describe('issue 3 / acceptance 1: a user binding grants access on the next request, and its removal revokes it', () => {
-    it('no binding: an empty project list and 403 on every route of the project', async () => {
+    it('no binding: an empty project list and 404 on every route of the project', async () => {
       const project = await createProject(tp, 'acc1');
       const user = await createUser(tp, 'nobody');
 
@@ -40,18 +41,18 @@ describe.each(clusterModes)('%s cluster', (mode) => {
 
       expect(await projectRouteStatuses(user, project)).toEqual(refused);
       const bind = await user.post(`/api/v1/projects/${project}/roles/developer/users/${user.username}`);
-      expect(bind.status).toBe(403);
-      expect(bind.body.code).toBe('FORBIDDEN');
+      expect(bind.status).toBe(404);
+      expect(bind.body.code).toBe('NOT_FOUND');
       // Nothing was written by the refused bind.
       expect((await admin.get(`/api/v1/projects/${project}/role-bindings`)).body.bindings).toEqual([]);
-      // A project that does not exist is 404, not 403.
+      // Exactly what a project that does not exist answers.
       expect((await user.get(`/api/v1/projects/${uniqueName('missing')}`)).status).toBe(404);
     });
 
-    it('bind → the very next request succeeds; unbind → 403 again', async () => {
+    it('bind → the very next request succeeds; unbind → 404 again', async () => {
       const project = await createProject(tp, 'acc1');
       const user = await createUser(tp, 'dev');
-      expect((await user.get(`/api/v1/projects/${project}`)).status).toBe(403);
+      expect((await user.get(`/api/v1/projects/${project}`)).status).toBe(404);
 
       const bound = await admin.post(`/api/v1/projects/${project}/roles/developer/users/${user.username}`);
       expect(bound.status).toBe(201);
@@ -72,7 +73,7 @@ describe.each(clusterModes)('%s cluster', (mode) => {
       expect((await user.get('/api/v1/account/can-i')).body.projects[project]).toMatchObject({ role: 'developer', permissions: { 'instances:create': true } });
 
       expect((await admin.del(`/api/v1/projects/${project}/roles/developer/users/${user.username}`)).status).toBe(204);
-      expect((await user.get(`/api/v1/projects/${project}`)).status).toBe(403);
+      expect((await user.get(`/api/v1/projects/${project}`)).status).toBe(404);
       expect(await projectRouteStatuses(user, project)).toEqual(refused);
       expect(await user.get('/api/v1/projects')).toMatchObject({ status: 200, body: { items: [], totalCount: 0 } });
       expect((await user.get('/api/v1/account/can-i')).body.projects).toEqual({});
@@ -110,11 +111,11 @@ describe.each(clusterModes)('%s cluster', (mode) => {
   });
 
   describe('issue 3 / acceptance 2: removing a group binding revokes access unless something else still grants it', () => {
-    it('group binding only: bind the group → access; remove it → 403', async () => {
+    it('group binding only: bind the group → access; remove it → 404', async () => {
       const project = await createProject(tp, 'acc2');
       const member = await createUser(tp, 'grp', ['team-x']);
       const outsider = await createUser(tp, 'other', ['team-z']);
-      expect((await member.get(`/api/v1/projects/${project}`)).status).toBe(403);
+      expect((await member.get(`/api/v1/projects/${project}`)).status).toBe(404);
 
       const bound = await admin.post(`/api/v1/projects/${project}/roles/developer/groups/team-x`);
       expect(bound.status).toBe(201);
@@ -122,7 +123,7 @@ describe.each(clusterModes)('%s cluster', (mode) => {
       expect(await projectRouteStatuses(member, project)).toEqual(granted);
       expect(await listedNames(member)).toContain(project);
       // Only members of the group gain access.
-      expect((await outsider.get(`/api/v1/projects/${project}`)).status).toBe(403);
+      expect((await outsider.get(`/api/v1/projects/${project}`)).status).toBe(404);
 
       expect((await admin.del(`/api/v1/projects/${project}/roles/developer/groups/team-x`)).status).toBe(204);
       expect(await projectRouteStatuses(member, project)).toEqual(refused);
@@ -193,7 +194,7 @@ describe.each(clusterModes)('%s cluster', (mode) => {
       expect((await platformAdmin.post(`/api/v1/projects/${project}/roles/viewer/groups/auditors`)).status).toBe(201);
 
       expect((await platformAdmin.del(`/api/v1/projects/${project}/roles/viewer/users/${newcomer.username}`)).status).toBe(204);
-      expect((await newcomer.get(`/api/v1/projects/${project}`)).status).toBe(403);
+      expect((await newcomer.get(`/api/v1/projects/${project}`)).status).toBe(404);
       expect((await platformAdmin.del(`/api/v1/projects/${project}/roles/viewer/groups/auditors`)).status).toBe(204);
     });
 

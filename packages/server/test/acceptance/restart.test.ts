@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { apiAs } from '../support/api-as.js';
-import { listeningUrl, logLines, runBin, stop, type BinProcess } from '../support/bin.js';
+import { boxedPassword, listeningUrl, logLines, runBin, stop, waitFor, type BinProcess } from '../support/bin.js';
 import { sampleCatalog } from '../support/portico.js';
 
 /**
@@ -21,15 +21,17 @@ async function freshDataDir() {
   return dir;
 }
 
-function start(dataDir: string, extra: Record<string, string> = {}) {
-  const p = runBin({
-    PORTICO_PROFILE: 'development',
-    SERVER_ADDRESS: '127.0.0.1:0',
-    PORTICO_DATA_DIR: dataDir,
-    PORTICO_MANIFESTS: sampleCatalog,
-    LOG_LEVEL: 'info',
-    ...extra,
-  });
+const environment = (dataDir: string, extra: Record<string, string> = {}) => ({
+  PORTICO_PROFILE: 'development',
+  SERVER_ADDRESS: '127.0.0.1:0',
+  PORTICO_DATA_DIR: dataDir,
+  PORTICO_MANIFESTS: sampleCatalog,
+  LOG_LEVEL: 'info',
+  ...extra,
+});
+
+function start(dataDir: string, extra: Record<string, string> = {}, args: string[] = [], stdin?: string) {
+  const p = runBin(environment(dataDir, extra), args, stdin);
   started.push(p);
   return p;
 }
@@ -55,14 +57,18 @@ describe('issue 2 / acceptance 5: restarting keeps what was changed', () => {
   it('a generated admin password, projects and tokens survive restarts; a changed password too', async () => {
     const dataDir = await freshDataDir();
 
-    // First start: the password is generated and printed once.
+    // First start: the password is generated and shown once, framed, with the lines to paste; no log line has it.
     const first = start(dataDir);
     const url1 = await listeningUrl(first);
-    const notices = logLines(first).filter((l) => typeof l.password === 'string');
-    expect(notices).toHaveLength(1);
-    const password = notices[0].password as string;
+    const password = await waitFor(() => boxedPassword(first), 'the password box');
     expect(password.length).toBeGreaterThanOrEqual(16);
-    expect(linesContaining(first, password)).toHaveLength(1);
+    expect(first.out().match(/Portico admin password/g)).toHaveLength(1);
+    const [alone, exported, signIn] = linesContaining(first, password);
+    expect(alone).toMatch(new RegExp(`^│ +${password} +│$`));
+    expect(exported).toContain(`export PORTICO_PASSWORD='${password}'`);
+    expect(signIn).toBeUndefined(); // the login line reads the variable, it does not repeat the password
+    expect(first.out()).toContain(`printenv PORTICO_PASSWORD | npx portico login ${url1} --username admin --password-stdin`);
+    expect(logLines(first).filter((l) => JSON.stringify(l).includes(password))).toEqual([]);
 
     const { token } = await login(url1, 'admin', password);
     expect(token).toBeDefined();
@@ -70,7 +76,7 @@ describe('issue 2 / acceptance 5: restarting keeps what was changed', () => {
     const project = `restart-${randomUUID().slice(0, 8)}`;
     expect((await admin1.post('/api/v1/projects', { name: project, destinations: [{ namespace: 'dev' }] })).status).toBe(201);
     expect(await stop(first)).toBe(0);
-    expect(linesContaining(first, password)).toHaveLength(1);
+    expect(linesContaining(first, password)).toHaveLength(2);
 
     // Second start on the same data dir: no new password, the old token and the password still work.
     const second = start(dataDir);
@@ -104,7 +110,7 @@ describe('issue 2 / acceptance 5: restarting keeps what was changed', () => {
     expect((await login(url3, 'admin', newPassword)).status).toBe(200);
     expect((await login(url3, 'admin', password)).status).toBe(401);
     expect(await stop(third)).toBe(0);
-  });
+  }, 180_000);
 
   it('ADMIN_PASSWORD on a fresh data dir is the password, and is never printed', async () => {
     const dataDir = await freshDataDir();
@@ -118,5 +124,48 @@ describe('issue 2 / acceptance 5: restarting keeps what was changed', () => {
     expect(await stop(p)).toBe(0);
     expect(everything(p)).not.toContain(given);
     expect(logLines(p).filter((l) => 'password' in l)).toEqual([]);
+  });
+
+  it('ADMIN_PASSWORD on a data dir that has a password is ignored with a warning saying how to reset it; reset-password does', async () => {
+    const dataDir = await freshDataDir();
+    const given = `given-${randomUUID()}`;
+    const first = start(dataDir, { ADMIN_PASSWORD: given });
+    await listeningUrl(first);
+    expect(await stop(first)).toBe(0);
+
+    const second = start(dataDir, { ADMIN_PASSWORD: 'another-password' });
+    const url = await listeningUrl(second);
+    const warning = logLines(second).find((l) => String(l.msg).startsWith('ADMIN_PASSWORD is ignored'));
+    expect(warning).toMatchObject({ level: 40, msg: expect.stringContaining('admin reset-password') });
+    expect((await login(url, 'admin', 'another-password')).status).toBe(401);
+    const { token } = await login(url, 'admin', given);
+    expect(await stop(second)).toBe(0);
+
+    // The operator's reset: a generated password, shown framed, on the same data dir.
+    const reset = start(dataDir, {}, ['admin', 'reset-password']);
+    expect(await reset.exited).toBe(0);
+    const generated = boxedPassword(reset)!;
+    expect(generated.length).toBeGreaterThanOrEqual(16);
+    // Or a chosen one, from standard input (never from the command line, where `ps` would show it).
+    const chosen = `chosen-${randomUUID()}`;
+    const resetAgain = start(dataDir, {}, ['admin', 'reset-password', '--password-stdin'], `${chosen}\n`);
+    expect(await resetAgain.exited).toBe(0);
+    expect(resetAgain.out()).toContain('admin password changed');
+    expect(everything(resetAgain)).not.toContain(chosen);
+
+    const third = start(dataDir);
+    const url3 = await listeningUrl(third);
+    expect((await login(url3, 'admin', chosen)).status).toBe(200);
+    expect((await login(url3, 'admin', given)).status).toBe(401);
+    expect((await login(url3, 'admin', generated)).status).toBe(401);
+    // A reset revokes the admin's earlier sessions.
+    expect((await apiAs(url3, token!).get('/api/v1/account')).status).toBe(401);
+    expect(await stop(third)).toBe(0);
+  }, 180_000);
+
+  it('admin with an unknown task prints its usage and fails', async () => {
+    const p = start(await freshDataDir(), {}, ['admin', 'rotate-everything']);
+    expect(await p.exited).toBe(2);
+    expect(p.err()).toContain('usage: portico-server admin reset-password');
   });
 });

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { InstanceListQuery } from '@portico/api';
-import { systemActor } from '@portico/core';
+import { SignJWT } from 'jose';
+import { resources, SIGNING_KEY_FIELD, SIGNING_KEY_SECRET, systemActor } from '@portico/core';
 import { rawRequest, type RawRequest, type RawResponse } from './raw-http.js';
 import { startPorticoStack, type PorticoStack } from './stack.js';
 
@@ -121,6 +122,10 @@ const cases: Case[] = [
   { name: 'a repeated scalar parameter', req: get('/api/v1/rgds?page=1&page=2'), asAdmin: true, status: 400 },
   { name: 'an unknown sort order', req: get('/api/v1/instances?sortOrder=DESC%3Bdrop'), asAdmin: true, status: 400 },
   { name: 'a 14 KB search string', req: get(`/api/v1/rgds?search=${'a'.repeat(14_000)}`), asAdmin: true, status: 400 },
+  { name: 'a hexadecimal page size (issue 15)', req: get('/api/v1/instances?pageSize=0x10'), asAdmin: true, status: 400, code: 'VALIDATION_FAILED' },
+  { name: 'an exponent page size (issue 15)', req: get('/api/v1/rgds?pageSize=1e1'), asAdmin: true, status: 400, code: 'VALIDATION_FAILED' },
+  { name: 'a binary page (issue 15)', req: get('/api/v1/instances?page=0b1'), asAdmin: true, status: 400, code: 'VALIDATION_FAILED' },
+  { name: 'a page size padded with spaces (issue 15)', req: get('/api/v1/rgds?pageSize=%2010%20'), asAdmin: true, status: 400, code: 'VALIDATION_FAILED' },
   { name: 'an unknown health value', req: get('/api/v1/instances?health=%00'), asAdmin: true, status: 400 },
 
   // bodies: size, encoding, content type
@@ -130,6 +135,9 @@ const cases: Case[] = [
   { name: 'a 2 MiB chunked JSON body on a route without a body', req: { method: 'POST', path: '/api/v1/auth/logout', headers: { 'content-type': 'application/json' }, body: twoMiB, chunked: 64 * 1024 }, asAdmin: true, status: 413 },
   { name: 'a 2 MiB login body', req: json('POST', '/api/v1/auth/local/login', twoMiB), status: 413 },
   { name: 'invalid UTF-8 in a JSON body', req: json('POST', '/api/v1/projects', Buffer.concat([Buffer.from('{"name":"'), Buffer.from([0xc3, 0x28, 0xff, 0xfe]), Buffer.from('","destinations":[{"namespace":"dev"}]}')])), asAdmin: true, watch: 'projects', status: 400 },
+  { name: 'invalid UTF-8 in a free-text field (issue 15)', req: json('POST', '/api/v1/projects', Buffer.concat([Buffer.from('{"name":"utf8-bad","description":"'), Buffer.from([0xc3, 0x28, 0xff]), Buffer.from('","destinations":[{"namespace":"dev"}]}')])), asAdmin: true, watch: 'projects', status: 400, code: 'BAD_REQUEST' },
+  { name: 'an overlong UTF-8 encoding of "/" (issue 15)', req: json('POST', '/api/v1/accounts', Buffer.concat([Buffer.from('{"username":"olga","password":"long-enough-password","groups":["a'), Buffer.from([0xc0, 0xaf]), Buffer.from('b"]}')])), asAdmin: true, watch: 'accounts', status: 400, code: 'BAD_REQUEST' },
+  { name: 'a lone UTF-8 surrogate in instance values (issue 15)', req: json('PATCH', '/api/v1/namespaces/dev/instances/WebApp/shop', Buffer.concat([Buffer.from('{"spec":{"image":"nginx'), Buffer.from([0xed, 0xa0, 0x80]), Buffer.from('"}}')])), asAdmin: true, watch: 'instances', status: 400, code: 'BAD_REQUEST' },
   { name: 'UTF-16 declared as JSON', req: json('POST', '/api/v1/projects', Buffer.from(JSON.stringify({ name: 'utf16' }), 'utf16le'), { 'content-type': 'application/json; charset=utf-16' }), asAdmin: true, watch: 'projects', status: 400 },
   { name: 'JSON sent as text/plain', req: json('POST', '/api/v1/projects', { name: 'plain', destinations: dest }, { 'content-type': 'text/plain' }), asAdmin: true, watch: 'projects', status: 400 },
   { name: 'a form-encoded body', req: { method: 'POST', path: '/api/v1/projects', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'name=form' }, asAdmin: true, watch: 'projects', status: 400 },
@@ -227,6 +235,26 @@ describe('hostile input against a real server', () => {
     if (c.watch) expect(await snapshot(c.watch)).toBe(before);
     const health = await rawRequest(stack.port, get('/healthz'));
     expect(health.status).toBe(200);
+  });
+
+  it('a token signed with the real key but issued in the future (issue 15): 401, and the same token issued now passes', async () => {
+    const secret = await stack.portico.cluster.get(resources.secret, SIGNING_KEY_SECRET, stack.portico.config.kubernetes.namespace);
+    const key = new Uint8Array(Buffer.from(String(secret?.data?.[SIGNING_KEY_FIELD]), 'base64'));
+    const tokenIssuedAt = (iat: number) =>
+      new SignJWT({ name: 'admin', groups: [], local: true })
+        .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+        .setSubject('admin')
+        .setJti(`future-${iat}`)
+        .setIssuer(stack.portico.config.issuer)
+        .setAudience('portico')
+        .setIssuedAt(iat)
+        .setExpirationTime(iat + 3600)
+        .sign(key);
+    const now = Math.floor(Date.now() / 1000);
+    const future = await rawRequest(stack.port, get('/api/v1/projects', { authorization: `Bearer ${await tokenIssuedAt(now + 3600)}` }));
+    expect([future.status, future.json?.code]).toEqual([401, 'UNAUTHORIZED']);
+    const present = await rawRequest(stack.port, get('/api/v1/projects', { authorization: `Bearer ${await tokenIssuedAt(now)}` }));
+    expect(present.status).toBe(200);
   });
 
   it('left no prototype polluted', () => {

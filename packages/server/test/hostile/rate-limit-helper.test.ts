@@ -24,10 +24,11 @@ describe('rateLimitFor (the pipeline step of contract §9)', () => {
     const route = routeById.projectNamespaces;
     const first = response();
     await rateLimitFor(l, route, { ip: '198.51.100.1', actor: alice }, first.res);
-    expect(first.headers).toEqual({ 'RateLimit-Limit': '2', 'RateLimit-Remaining': '1', 'RateLimit-Reset': '60' });
+    // Two a minute, smoothed: the bucket is full again 30 s after one request, and refills one every 30 s.
+    expect(first.headers).toEqual({ 'RateLimit-Limit': '2', 'RateLimit-Remaining': '1', 'RateLimit-Reset': '30' });
     await rateLimitFor(l, route, { ip: '198.51.100.1', actor: bob }, response().res);
     const refused = await rateLimitFor(l, route, { ip: '198.51.100.1', actor: alice }, response().res).catch((e: PorticoError) => e);
-    expect(refused).toMatchObject({ code: 'RATE_LIMIT_EXCEEDED', retryAfter: 60, headers: { 'RateLimit-Remaining': '0' } });
+    expect(refused).toMatchObject({ code: 'RATE_LIMIT_EXCEEDED', retryAfter: 30, headers: { 'RateLimit-Remaining': '0', 'RateLimit-Reset': '60' } });
     await expect(rateLimitFor(l, route, { ip: '198.51.100.2', actor: alice }, response().res)).resolves.toBeUndefined();
   });
 

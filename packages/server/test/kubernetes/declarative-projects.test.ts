@@ -76,7 +76,7 @@ spec:
     expect(project.body).toMatchObject({ name, description: 'applied with kubectl', destinations: [{ namespace: 'dev' }] });
     expect(await canCreate(member, name)).toBe('yes');
     expect((await member.get('/api/v1/projects')).body.items.map((p: { name: string }) => p.name)).toEqual([name]);
-    expect((await outsider.get(`/api/v1/projects/${name}`)).status).toBe(403);
+    expect((await outsider.get(`/api/v1/projects/${name}`)).status).toBe(404);
     const created = await member.post('/api/v1/namespaces/dev/instances/WebApp', { name: `app-${name}`, project: name, values: { image: 'nginx' } });
     expect(created.status).toBe(201);
     const elsewhere = await member.post('/api/v1/namespaces/staging/instances/WebApp', { name: `x-${name}`, project: name, values: { image: 'nginx' } });
@@ -84,8 +84,8 @@ spec:
 
     // kubectl apply of an edited file: the member is no longer in the developer role.
     await tp.apply(projectYaml(name, []));
-    await firstAnswer(() => member.get(`/api/v1/projects/${name}`), (r) => r.status === 403, 'the edit to revoke access');
-    expect(await canCreate(member, name)).toBe('no');
+    await firstAnswer(() => member.get(`/api/v1/projects/${name}`), (r) => r.status === 404, 'the edit to revoke access');
+    expect((await member.get(`/api/v1/account/can-i/instances/create/${name}`)).status).toBe(404);
     const refused = await member.post('/api/v1/namespaces/dev/instances/WebApp', { name: `late-${name}`, project: name, values: { image: 'nginx' } });
     expect(refused.status).toBe(403);
 

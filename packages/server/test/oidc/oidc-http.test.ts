@@ -1,3 +1,4 @@
+import { SsoProviderList } from '@portico/api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signInAtProvider, startLoopbackProvider, type LoopbackProvider } from '../../../core/test/oidc/loopback-provider.js';
 import { startPorticoStack, type PorticoStack } from '../hostile/stack.js';
@@ -56,14 +57,25 @@ describe('OIDC sign-in over HTTP against a real OpenID provider', () => {
     return fetch(`${stack.url}/api/v1/auth/token-exchange`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ code }) });
   }
 
-  it('offers the provider on both forms of the sign-in options route', async () => {
-    for (const path of ['/api/v1/settings/sso/providers', '/api/v1/auth/oidc/providers']) {
-      expect(await (await fetch(`${stack.url}${path}`)).json()).toEqual({
-        providers: ['corp'],
-        options: [{ name: 'corp', displayName: 'Corp SSO', loginUrl: '/api/v1/auth/oidc/login?provider=corp' }],
-        localLoginEnabled: true,
-      });
-    }
+  it('offers the provider on both forms of the sign-in options route: Form B an object, Form A an array', async () => {
+    expect(await (await fetch(`${stack.url}/api/v1/auth/oidc/providers`)).json()).toEqual({
+      providers: ['corp'],
+      options: [{ name: 'corp', displayName: 'Corp SSO', loginUrl: '/api/v1/auth/oidc/login?provider=corp' }],
+      localLoginEnabled: true,
+    });
+    const formA = await (await fetch(`${stack.url}/api/v1/settings/sso/providers`)).json();
+    expect(SsoProviderList.parse(formA)).toEqual([
+      {
+        name: 'corp',
+        displayName: 'Corp SSO',
+        loginUrl: '/api/v1/auth/oidc/login?provider=corp',
+        issuerURL: idp.issuer,
+        clientID: idp.clientId,
+        redirectURL: CALLBACK,
+        scopes: expect.arrayContaining(['openid']),
+      },
+    ]);
+    expect(JSON.stringify(formA)).not.toContain(idp.clientSecret);
   });
 
   it('signs a user in; bound by group to a project role, the user can then get the project', async () => {

@@ -12,9 +12,13 @@ export interface BinProcess {
   err(): string;
 }
 
-/** Runs the bin with exactly `env` (plus PATH), so nothing leaks in from the test runner's environment. */
-export function runBin(env: Record<string, string>): BinProcess {
-  const child = spawn(process.execPath, [serverBin], { env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+/**
+ * Runs the bin with exactly `env` (plus PATH), so nothing leaks in from the test runner's environment; `args`
+ * for a subcommand (`admin reset-password`), `stdin` for what it reads.
+ */
+export function runBin(env: Record<string, string>, args: string[] = [], stdin?: string): BinProcess {
+  const child = spawn(process.execPath, [serverBin, ...args], { env: { PATH: process.env.PATH ?? '', ...env }, stdio: [stdin === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'] });
+  if (stdin !== undefined) child.stdin!.end(stdin);
   let stdout = '';
   let stderr = '';
   child.stdout!.on('data', (c: Buffer) => (stdout += c.toString()));
@@ -57,3 +61,6 @@ export async function stop(p: BinProcess): Promise<number | null> {
   p.child.kill('SIGTERM');
   return p.exited;
 }
+
+/** The password of the framed block a development start or `admin reset-password` prints. */
+export const boxedPassword = (p: BinProcess) => /export PORTICO_PASSWORD='([^']+)'/.exec(p.out())?.[1];

@@ -20,6 +20,7 @@ import { afterAll, beforeAll } from 'vitest';
 import { startFakeKubeApi, type FakeKubeApi, type FakeKubeApiOptions } from '../../../core/test/support/fake-kube-api.js';
 import { kubectlApply, kubectlDelete, readManifestFiles } from '../../../core/test/support/kubectl.js';
 import { createServer, type PorticoServer as HttpServer } from '../../src/app.js';
+import type { PorticoPlugin } from '../../src/plugin.js';
 import { attachWebSocket, type WebSocketHandle, type WebSocketOptions } from '../../src/ws/index.js';
 import { deleteRedisKeys, login, redisAddress, sampleCatalog, uniqueRedisPrefix, type KeyValueKind, type TestPortico } from './portico.js';
 import type { RunningServer } from './server.js';
@@ -60,6 +61,8 @@ export interface PorticoServerOptions {
   /** Another replica on the same cluster: reuses its cluster, kro and (in Kubernetes mode) API server. */
   join?: PorticoServer;
   logger?: Logger;
+  /** An edition plugin built on the started Portico (the Enterprise tests); stopped after the HTTP server. */
+  plugin?: (portico: Portico) => Promise<PorticoPlugin>;
 }
 
 /**
@@ -186,8 +189,10 @@ export async function startPorticoServer(opts: PorticoServerOptions): Promise<Po
   let portico: Portico | undefined;
   let porticoCluster: Cluster | undefined;
   let app: HttpServer | undefined;
+  let plugin: PorticoPlugin | undefined;
   const close = async () => {
     await app?.close();
+    await plugin?.stop?.();
     await portico?.stop();
     if (typeof opts.kv !== 'object') await kv?.close();
     if (opts.mode === 'kubernetes') await porticoCluster?.close();
@@ -229,7 +234,8 @@ export async function startPorticoServer(opts: PorticoServerOptions): Promise<Po
     portico = await createPortico({ config, cluster, kv, logger });
 
     let ws: WebSocketHandle | undefined;
-    app = createServer(portico, { upgrade: (s) => (ws = attachWebSocket(s, portico!, opts.ws)) });
+    plugin = await opts.plugin?.(portico);
+    app = createServer(portico, { upgrade: (s) => (ws = attachWebSocket(s, portico!, opts.ws)), plugins: plugin ? [plugin] : [] });
     const address = await app.listen('127.0.0.1', 0);
     const url = `http://127.0.0.1:${address.port}`;
     const httpServer: RunningServer = { url, port: address.port, close: () => app!.close() };

@@ -86,8 +86,15 @@ export function fakePortico(opts: { env?: Record<string, string>; config?: Parti
     kv: {} as Portico['kv'],
     authz: {} as Portico['authz'],
     // Unlimited: these tests are about the pipeline, the rate limits have their own.
-    limits: { rules: {} as Portico['limits']['rules'], check: async () => undefined, lockout: {} as Portico['limits']['lockout'] },
+    limits: {
+      rules: {} as Portico['limits']['rules'],
+      check: async () => undefined,
+      lockout: {} as Portico['limits']['lockout'],
+      upgradeLockout: {} as Portico['limits']['upgradeLockout'],
+    },
     auth: {
+      onSessionsRevoked: () => ({ close: () => undefined }),
+      sessionValid: async () => true,
       async verifyToken(token) {
         if (token !== goodToken) throw unauthorized('invalid token');
         return fakeActor;
@@ -111,6 +118,7 @@ export function fakePortico(opts: { env?: Record<string, string>; config?: Parti
         return '/login/done?code=one-time';
       },
       ssoProviders: () => ({ providers: [], options: [], localLoginEnabled: true }),
+      ssoProviderList: () => [],
       issueTicket: async () => ({ ticket: 't', expiresAt: '2026-01-01T00:00:30Z' }),
       redeemTicket: notFaked('auth.redeemTicket'),
       describe: notFaked('auth.describe'),
@@ -124,6 +132,9 @@ export function fakePortico(opts: { env?: Record<string, string>; config?: Parti
       get: notFaked('catalog.get'),
       count: () => ({ count: 3 }),
       filters: notFaked('catalog.filters'),
+      formSchema: notFaked('catalog.formSchema'),
+      graph: notFaked('catalog.graph'),
+      revisions: notFaked('catalog.revisions'),
     },
     projects: {
       list: () => ({ items: [], totalCount: 0 }),
@@ -144,6 +155,7 @@ export function fakePortico(opts: { env?: Record<string, string>; config?: Parti
       unbind: async () => {},
       roleBindings: notFaked('projects.roleBindings'),
     },
+    secrets: { list: notFaked('secrets.list'), create: notFaked('secrets.create'), get: notFaked('secrets.get'), update: notFaked('secrets.update'), delete: notFaked('secrets.delete') },
     access: { canISummary: notFaked('access.canISummary'), canI: () => ({ value: 'no' }), accountInfo: notFaked('access.accountInfo') },
     instances: {
       async create(actor, input) {
@@ -164,6 +176,9 @@ export function fakePortico(opts: { env?: Record<string, string>; config?: Parti
         calls.instanceKeys.push({ op: 'delete', key });
         return instance({ ...key });
       },
+      events: notFaked('instances.events'),
+      timeline: notFaked('instances.timeline'),
+      children: notFaked('instances.children'),
     },
     events: { onEvent: () => ({ close() {} }), publish: async () => {} },
     readiness: async () => ({ status: 'ok', components: { cluster: { ok: true } } }),

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { systemActor } from '@portico/core';
-import { createDecisionCache, createPrincipals } from '../../src/ws/decisions.js';
+import { createDecisionCache, createPrincipals } from '../../../core/src/events/decisions.js';
 
 describe('WebSocket decision cache bound', () => {
   it('starts over once it holds too many objects, even when none of them got a decision', () => {

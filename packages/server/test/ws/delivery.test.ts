@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { systemActor } from '@portico/core';
 import * as ws from 'ws';
 import { reply, type Connection } from '../../src/ws/connection.js';
-import { createDecisionCache, createPrincipals } from '../../src/ws/decisions.js';
+import { createDecisionCache, createPrincipals } from '../../../core/src/events/decisions.js';
 import { createOutbox, type Outbox, type Recipient } from '../../src/ws/outbox.js';
 import { framesBytes, textFrame } from '../../src/ws/wire.js';
 

@@ -40,6 +40,7 @@ export function switchableKv(inner: KeyValue): KeyValue & { down: boolean } {
     getdel: (key: string) => kv.guard(() => inner.getdel(key)),
     del: (key: string) => kv.guard(() => inner.del(key)),
     incrWindow: (key: string, windowMs: number) => kv.guard(() => inner.incrWindow(key, windowMs)),
+    throttle: (key: string, limit: number, periodMs: number) => kv.guard(() => inner.throttle(key, limit, periodMs)),
     publish: (channel: string, message: string) => kv.guard(() => inner.publish(channel, message)),
     subscribe: (channel: string, onMessage: (m: string) => void) => inner.subscribe(channel, onMessage),
     health: () => inner.health(),

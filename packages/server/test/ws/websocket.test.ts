@@ -83,7 +83,7 @@ describe.each(clusterModes)('WebSocket (%s cluster)', (mode) => {
     it('replies to subscribe, unsubscribe and ping, and reports bad messages', async () => {
       const client = await open();
       client.send({ type: 'subscribe', data: { resourceType: 'instances', project: 'alpha' } });
-      expect((await client.next((f) => f.type === 'subscribed')).data).toEqual({ resourceType: 'instances', project: 'alpha' });
+      expect((await client.next((f) => f.type === 'subscribed')).data).toEqual({ resourceType: 'instances', project: 'alpha', success: true });
       client.send({ type: 'unsubscribe', data: { resourceType: 'instances', project: 'alpha' } });
       expect((await client.next((f) => f.type === 'unsubscribed')).data).toEqual({ resourceType: 'instances', project: 'alpha' });
       client.send({ type: 'ping' });

@@ -1,15 +1,15 @@
 import path from 'node:path';
 import { createLogger, type Logger } from '../../logger.js';
-import { createKroController, type KroController } from '../../kro/index.js';
+import { createKroController, type KroController } from './kro/index.js';
 import { refKey, resources, type Cluster, type ResourceRef } from '../../ports/cluster.js';
-import { builtinRef, instanceRefOf, sameKind } from './discovery.js';
+import { builtinRef, customResourceDefinition, instanceRefOf, refsOfCrd, sameKind } from './discovery.js';
 import { createFileStore } from './file-store.js';
 import { applyManifests, readManifests } from './manifests.js';
 import { createObjectStore } from './object-store.js';
 import { createWatchHub } from './watch-hub.js';
 
 export interface EmbeddedClusterOptions {
-  /** Persist every object under this folder; without it the cluster lives in memory only. */
+  /** Persist every object under this folder (snapshot + journal); without it the cluster lives in memory only. */
   dataDir?: string;
   /** YAML files or folders applied at start, like `kubectl apply`. */
   manifests?: string[];
@@ -21,6 +21,11 @@ export interface EmbeddedClusterOptions {
   bookmarkMs?: number;
   /** Events kept per resource for resuming watches (default 5,000). */
   maxWatchEvents?: number;
+  /**
+   * Kubernetes Events kept (default 1,000): a real API server expires them after an hour; here the oldest go
+   * once there are more than this, so a long-running development cluster does not grow without end.
+   */
+  maxKubernetesEvents?: number;
 }
 
 export interface EmbeddedCluster extends Cluster {
@@ -56,17 +61,35 @@ export async function createEmbeddedCluster(opts: EmbeddedClusterOptions = {}): 
       const declared = instanceRefOf(rgd);
       if (declared && sameKind(declared, { group, version, kind })) return declared;
     }
+    for (const crd of store.stored(customResourceDefinition)) {
+      const defined = refsOfCrd(crd).find((ref) => sameKind(ref, { group, version, kind }));
+      if (defined) return defined;
+    }
     return undefined;
   };
 
-  if (opts.manifests?.length) {
-    try {
+  try {
+    if (opts.manifests?.length) {
+      // Nothing is acknowledged to anyone before start-up ends: one fsync for the whole load, not one per object.
+      fileStore?.deferSync();
       await applyManifests(await readManifests(opts.manifests), { store, discover, logger });
-    } catch (err) {
-      await store.close();
-      throw err;
+      await fileStore?.endDeferredSync();
     }
+    await store.compactIfDue();
+  } catch (err) {
+    await store.close();
+    throw err;
   }
+
+  const maxKubernetesEvents = opts.maxKubernetesEvents ?? 1000;
+  const pruneEvents = async () => {
+    const stored = [...store.stored(resources.event)];
+    if (stored.length <= maxKubernetesEvents) return;
+    const oldestFirst = stored.sort((a, b) => Number(a.metadata.resourceVersion) - Number(b.metadata.resourceVersion));
+    for (const event of oldestFirst.slice(0, stored.length - maxKubernetesEvents)) {
+      await store.delete(resources.event, event.metadata.name, event.metadata.namespace).catch(() => undefined); // already gone is fine
+    }
+  };
 
   const bookmarks = setInterval(() => watchHub.bookmark(store.resourceVersion()), opts.bookmarkMs ?? 30_000);
   bookmarks.unref();
@@ -80,7 +103,11 @@ export async function createEmbeddedCluster(opts: EmbeddedClusterOptions = {}): 
     async get(ref, name, namespace) {
       return store.get(ref, name, namespace);
     },
-    create: (ref, obj) => store.create(ref, obj),
+    async create(ref, obj) {
+      const created = await store.create(ref, obj);
+      if (refKey(ref) === refKey(resources.event)) await pruneEvents();
+      return created;
+    },
     patch: (ref, name, patch, patchOpts) => store.patch(ref, name, patch, patchOpts),
     delete: (ref, name, namespace) => store.delete(ref, name, namespace),
     watch(ref, watchOpts, handlers) {

@@ -1,40 +1,54 @@
 import { randomUUID } from 'node:crypto';
-import { mkdir, open, readdir, readFile, rename, rm } from 'node:fs/promises';
+import { mkdir, open, readdir, readFile, rename, rm, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import type { Logger } from '../../logger.js';
 import { refKey, type KubeObject, type ResourceRef } from '../../ports/cluster.js';
-import { splitApiVersion } from './discovery.js';
+import { readLegacyObjects } from './legacy-files.js';
 
 /**
- * Durable state of the embedded cluster: one JSON file per object under
- * `<dataDir>/objects/<plural.group_version>/<namespace|_cluster>/<name>.json` and `<dataDir>/meta.json` with
- * the resourceVersion counter. Every write is atomic (temp file in the same folder, fsync, rename, fsync of
- * the folder), so a crash leaves either the old or the new file, never a torn one.
+ * Durable state of the embedded cluster, read at start in one pass over two files:
+ *
+ * - `<dataDir>/snapshot.ndjson`: a header line `{"resourceVersion":"N"}` then one `{"ref","object"}` line per
+ *   object, as of version N; replaced atomically (temp file, fsync, rename, fsync of the folder).
+ * - `<dataDir>/journal.ndjson`: every change since, one line each (`{"rv","ref","object"}` or with `"deleted"`).
+ *
+ * Changes are appended in batches: everything committed while the previous batch was being written goes out in
+ * one write and one fdatasync, and is acknowledged only after it (group commit). A kill -9 can tear at most the
+ * last, unacknowledged line, which the next start drops. While manifests are applied at first start the fsync
+ * is deferred to the end of that phase (`deferSync`), since nothing is acknowledged to anyone before then.
  */
 export interface FileStore {
   load(): Promise<{ objects: { ref: ResourceRef; object: KubeObject }[]; resourceVersion: number }>;
-  writeObject(ref: ResourceRef, object: KubeObject): Promise<void>;
-  removeObject(ref: ResourceRef, object: KubeObject): Promise<void>;
-  writeCounter(resourceVersion: number): Promise<void>;
+  /** Queues one change; resolves once it is on disk (or, while sync is deferred, written to the file). */
+  append(change: StoredChange): Promise<void>;
+  /** Until `endDeferredSync`, batches are written without fsync; that call fsyncs once. */
+  deferSync(): void;
+  endDeferredSync(): Promise<void>;
+  /**
+   * Rewrites the snapshot from what `capture` returns and empties the journal. Appends wait meanwhile, so no
+   * journal line can be lost between the capture and the truncate.
+   */
+  compact(capture: () => { objects: { ref: ResourceRef; object: KubeObject }[]; resourceVersion: number }): Promise<void>;
+  /** True when the journal has outgrown the state it describes (or an old layout was read): time to compact. */
+  needsCompaction(liveObjects: number): boolean;
+  close(): Promise<void>;
 }
 
-const CLUSTER_DIR = '_cluster';
-const TEMP_SUFFIX = '.tmp';
-
-const refDir = (ref: ResourceRef) => refKey(ref).replace(/\//g, '_');
-
-/** Inverse of refDir plus what the object says about itself: the files are self-describing. */
-function refFromPath(dirName: string, scopeDir: string, object: KubeObject): ResourceRef | undefined {
-  const dot = dirName.indexOf('.');
-  const underscore = dirName.lastIndexOf('_');
-  if (dot <= 0 || underscore < dot || typeof object.apiVersion !== 'string' || typeof object.kind !== 'string') return undefined;
-  const { group, version } = splitApiVersion(object.apiVersion);
-  if (dirName !== `${dirName.slice(0, dot)}.${group}_${version}`) return undefined;
-  return { group, version, kind: object.kind, plural: dirName.slice(0, dot), namespaced: scopeDir !== CLUSTER_DIR };
+export interface StoredChange {
+  rv: number;
+  ref: ResourceRef;
+  object: KubeObject;
+  deleted?: boolean;
 }
+
+const SNAPSHOT = 'snapshot.ndjson';
+const JOURNAL = 'journal.ndjson';
+export const TEMP_SUFFIX = '.tmp';
+/** A journal shorter than this is never worth rewriting the snapshot for. */
+const MIN_COMPACTION_LINES = 10_000;
 
 async function fsyncDir(dir: string): Promise<void> {
-  // Makes the rename itself durable; some platforms cannot open folders, which only weakens durability.
+  // Makes a rename durable; some platforms cannot open folders, which only weakens durability.
   try {
     const handle = await open(dir, 'r');
     try {
@@ -47,13 +61,22 @@ async function fsyncDir(dir: string): Promise<void> {
   }
 }
 
-export async function atomicWriteFile(file: string, content: string): Promise<void> {
+/** Writes `chunks` to `file` atomically: a temp file in the same folder, fsync, rename, fsync of the folder. */
+export async function atomicWriteFile(file: string, chunks: Iterable<string>): Promise<void> {
   const dir = path.dirname(file);
   const temp = path.join(dir, `.${path.basename(file)}.${randomUUID()}${TEMP_SUFFIX}`);
   try {
     const handle = await open(temp, 'w', 0o600);
     try {
-      await handle.writeFile(content, 'utf8');
+      let buffer = '';
+      for (const chunk of chunks) {
+        buffer += chunk;
+        if (buffer.length >= 1 << 20) {
+          await handle.write(buffer);
+          buffer = '';
+        }
+      }
+      if (buffer) await handle.write(buffer);
       await handle.sync();
     } finally {
       await handle.close();
@@ -66,95 +89,185 @@ export async function atomicWriteFile(file: string, content: string): Promise<vo
   await fsyncDir(dir);
 }
 
+/** Temp files of writes that never reached their rename were never acknowledged: they never happened. */
+async function removeTempFiles(dir: string, logger: Logger): Promise<void> {
+  const entries = await readdir(dir, { withFileTypes: true }).catch(() => []);
+  for (const entry of entries) {
+    const full = path.join(dir, entry.name);
+    if (entry.isDirectory()) await removeTempFiles(full, logger);
+    else if (entry.name.endsWith(TEMP_SUFFIX)) {
+      await rm(full, { force: true });
+      logger.info({ file: full }, 'embedded cluster: removed a temp file left by an interrupted write');
+    }
+  }
+}
+
+const objectId = (ref: ResourceRef, object: KubeObject) => `${refKey(ref)}|${object.metadata.namespace ?? ''}/${object.metadata.name}`;
+
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+function validEntry(value: unknown): value is { ref: ResourceRef; object: KubeObject; rv?: number; deleted?: boolean } {
+  if (!isRecord(value) || !isRecord(value.ref) || !isRecord(value.object) || !isRecord(value.object.metadata)) return false;
+  return typeof value.ref.kind === 'string' && typeof value.ref.plural === 'string' && typeof value.object.metadata.name === 'string';
+}
+
 export function createFileStore(dataDir: string, logger: Logger): FileStore {
-  const objectsDir = path.join(dataDir, 'objects');
-  const metaFile = path.join(dataDir, 'meta.json');
-  const madeDirs = new Set<string>();
+  const snapshotFile = path.join(dataDir, SNAPSHOT);
+  const journalFile = path.join(dataDir, JOURNAL);
+  let journal: FileHandle | undefined;
+  let journalLines = 0;
+  let pending: { line: string; resolve: () => void; reject: (err: unknown) => void }[] = [];
+  let flushing: Promise<void> | undefined;
+  let syncDeferred = false;
+  let compacting: Promise<void> | undefined;
+  let failure: unknown;
+  let legacyImported = false;
 
-  const objectFile = (ref: ResourceRef, object: KubeObject) =>
-    path.join(objectsDir, refDir(ref), ref.namespaced ? object.metadata.namespace! : CLUSTER_DIR, `${object.metadata.name}.json`);
+  const openJournal = async () => (journal ??= await open(journalFile, 'a', 0o600));
 
-  const ensureDir = async (dir: string) => {
-    if (madeDirs.has(dir)) return;
-    await mkdir(dir, { recursive: true });
-    madeDirs.add(dir);
-  };
-
-  const quarantine = async (file: string, reason: string) => {
-    const target = `${file}.corrupt-${Date.now()}`;
-    logger.warn({ file, quarantinedAs: target, reason }, 'embedded cluster: unreadable object file quarantined');
-    await rename(file, target).catch(() => undefined);
-  };
-
-  const readCounter = async (): Promise<number> => {
-    try {
-      const meta = JSON.parse(await readFile(metaFile, 'utf8')) as { resourceVersion?: unknown };
-      const rv = Number(meta.resourceVersion);
-      return Number.isSafeInteger(rv) && rv >= 0 ? rv : 0;
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') {
-        logger.warn({ file: metaFile, err: String(err) }, 'embedded cluster: meta.json unreadable, recovering counter from objects');
+  /** Writes every queued line in one write and one fdatasync; runs one batch at a time. */
+  const flush = async (): Promise<void> => {
+    while (pending.length > 0) {
+      const batch = pending;
+      pending = [];
+      try {
+        if (failure) throw failure;
+        const handle = await openJournal();
+        await handle.write(batch.map((b) => b.line).join(''));
+        if (!syncDeferred) await handle.datasync();
+        journalLines += batch.length;
+        for (const b of batch) b.resolve();
+      } catch (err) {
+        // After a failed write the journal's tail is unknown: refuse further writes rather than risk a gap.
+        failure ??= err;
+        for (const b of batch) b.reject(err);
       }
-      return 0;
+    }
+    flushing = undefined;
+  };
+
+  const readLines = async (file: string): Promise<string[]> => {
+    try {
+      return (await readFile(file, 'utf8')).split('\n');
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
+      throw err;
     }
   };
 
-  const subdirs = async (dir: string) =>
-    (await readdir(dir, { withFileTypes: true }).catch(() => [])).filter((e) => e.isDirectory()).map((e) => e.name);
-
   return {
     async load() {
-      await mkdir(objectsDir, { recursive: true });
-      const objects: { ref: ResourceRef; object: KubeObject }[] = [];
-      let highest = await readCounter();
-      for (const kindDir of await subdirs(objectsDir)) {
-        for (const scopeDir of await subdirs(path.join(objectsDir, kindDir))) {
-          const dir = path.join(objectsDir, kindDir, scopeDir);
-          for (const entry of await readdir(dir, { withFileTypes: true })) {
-            const file = path.join(dir, entry.name);
-            if (!entry.isFile()) continue;
-            if (entry.name.endsWith(TEMP_SUFFIX)) {
-              // A write that never reached its rename: it was not acknowledged, so it never happened.
-              await rm(file, { force: true });
-              continue;
-            }
-            if (!entry.name.endsWith('.json')) continue;
-            let object: KubeObject;
-            try {
-              object = JSON.parse(await readFile(file, 'utf8')) as KubeObject;
-            } catch (err) {
-              await quarantine(file, `invalid JSON: ${(err as Error).message}`);
-              continue;
-            }
-            const ref = object && typeof object === 'object' && object.metadata ? refFromPath(kindDir, scopeDir, object) : undefined;
-            const expectedName = entry.name.slice(0, -'.json'.length);
-            if (!ref || object.metadata.name !== expectedName || (ref.namespaced && object.metadata.namespace !== scopeDir)) {
-              await quarantine(file, 'object does not match its location');
-              continue;
-            }
-            highest = Math.max(highest, Number(object.metadata.resourceVersion) || 0);
-            objects.push({ ref, object });
-          }
+      await mkdir(dataDir, { recursive: true });
+      await removeTempFiles(dataDir, logger);
+      const state = new Map<string, { ref: ResourceRef; object: KubeObject }>();
+      let highest = 0;
+
+      const snapshot = await readLines(snapshotFile);
+      if (snapshot.length > 0 && snapshot[0]) {
+        highest = Number((JSON.parse(snapshot[0]) as { resourceVersion?: string }).resourceVersion) || 0;
+        for (const line of snapshot.slice(1)) {
+          if (!line) continue;
+          const entry: unknown = JSON.parse(line);
+          if (validEntry(entry)) state.set(objectId(entry.ref, entry.object), { ref: entry.ref, object: entry.object });
+        }
+      } else {
+        // A data dir written by an earlier version (one file per object): read once, snapshot below.
+        const legacy = await readLegacyObjects(dataDir, logger);
+        highest = legacy.resourceVersion;
+        legacyImported = legacy.objects.length > 0;
+        for (const item of legacy.objects) state.set(objectId(item.ref, item.object), item);
+      }
+      const snapshotVersion = highest;
+
+      const lines = await readLines(journalFile);
+      let goodBytes = 0;
+      let torn = false;
+      for (const [i, line] of lines.entries()) {
+        const last = i === lines.length - 1;
+        if (last && line === '') break;
+        let entry: unknown;
+        try {
+          entry = JSON.parse(line);
+        } catch {
+          entry = undefined;
+        }
+        if (!validEntry(entry) || typeof entry.rv !== 'number' || last) {
+          // Only the line being written when the process died can be incomplete (no newline, or cut short).
+          torn = true;
+          logger.warn({ file: journalFile, line: i + 1 }, 'embedded cluster: dropped an incomplete journal line left by a crash');
+          break;
+        }
+        goodBytes += Buffer.byteLength(line) + 1;
+        journalLines += 1;
+        if (entry.rv <= snapshotVersion) continue; // already in the snapshot (a crash between snapshot and truncate)
+        const id = objectId(entry.ref, entry.object);
+        if (entry.deleted) state.delete(id);
+        else state.set(id, { ref: entry.ref, object: entry.object });
+        highest = Math.max(highest, entry.rv);
+      }
+      if (torn) {
+        const handle = await open(journalFile, 'r+');
+        try {
+          await handle.truncate(goodBytes);
+          await handle.sync();
+        } finally {
+          await handle.close();
         }
       }
-      return { objects, resourceVersion: highest };
+      return { objects: [...state.values()], resourceVersion: highest };
     },
 
-    async writeObject(ref, object) {
-      const file = objectFile(ref, object);
-      await ensureDir(path.dirname(file));
-      await atomicWriteFile(file, `${JSON.stringify(object, null, 2)}\n`);
+    append(change) {
+      const line = `${JSON.stringify(change.deleted ? { rv: change.rv, ref: change.ref, object: change.object, deleted: true } : change)}\n`;
+      return new Promise<void>((resolve, reject) => {
+        pending.push({ line, resolve, reject });
+        if (!compacting) flushing ??= Promise.resolve().then(flush);
+      });
     },
 
-    async removeObject(ref, object) {
-      const file = objectFile(ref, object);
-      await rm(file, { force: true });
-      await fsyncDir(path.dirname(file));
+    deferSync() {
+      syncDeferred = true;
     },
 
-    async writeCounter(resourceVersion) {
-      await ensureDir(dataDir);
-      await atomicWriteFile(metaFile, `${JSON.stringify({ resourceVersion: String(resourceVersion) })}\n`);
+    async endDeferredSync() {
+      syncDeferred = false;
+      await flushing;
+      if (journal) await journal.sync();
+    },
+
+    async compact(capture) {
+      if (compacting) return compacting;
+      const run = async () => {
+        await flushing;
+        const { objects, resourceVersion } = capture();
+        function* lines() {
+          yield `${JSON.stringify({ resourceVersion: String(resourceVersion) })}\n`;
+          for (const { ref, object } of objects) yield `${JSON.stringify({ ref, object })}\n`;
+        }
+        await atomicWriteFile(snapshotFile, lines());
+        // Every journal line is in the snapshot now; a crash before this truncate only replays lines it skips.
+        const handle = await openJournal();
+        await handle.truncate(0);
+        await handle.sync();
+        journalLines = 0;
+        legacyImported = false;
+        await rm(path.join(dataDir, 'objects'), { recursive: true, force: true });
+        await rm(path.join(dataDir, 'meta.json'), { force: true });
+      };
+      compacting = run().finally(() => {
+        compacting = undefined;
+        if (pending.length > 0) flushing ??= Promise.resolve().then(flush);
+      });
+      return compacting;
+    },
+
+    needsCompaction: (liveObjects) => legacyImported || journalLines > Math.max(MIN_COMPACTION_LINES, 2 * liveObjects),
+
+    async close() {
+      await compacting;
+      await flushing;
+      await journal?.close();
+      journal = undefined;
     },
   };
 }

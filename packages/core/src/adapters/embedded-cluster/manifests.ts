@@ -33,6 +33,23 @@ async function yamlFilesUnder(target: string): Promise<string[]> {
   return files;
 }
 
+/**
+ * The documents of one YAML file. Generated manifests are often JSON documents (JSON is YAML): those are read with
+ * JSON.parse, which is a hundred times faster than a YAML parser on 20k documents; the file goes through the YAML
+ * parser as a whole when any document is not plain JSON, so YAML semantics never depend on the shortcut.
+ */
+function parseDocuments(text: string): unknown[] {
+  const chunks = text.split(/^---[ \t]*\r?$/m);
+  if (chunks.length > 1 && chunks.every((c) => c.trim() === '' || /^\s*\{/.test(c))) {
+    try {
+      return chunks.filter((c) => c.trim() !== '').map((c) => JSON.parse(c) as unknown);
+    } catch {
+      // not JSON after all: the YAML parser decides
+    }
+  }
+  return parseAllDocuments(text).map((doc) => (doc.errors.length > 0 ? new Error(doc.errors[0].message) : (doc.toJS() as unknown)));
+}
+
 /** Reads every YAML document; a file that does not parse or lacks apiVersion/kind/name fails, naming it. */
 export async function readManifests(paths: string[]): Promise<ManifestDocument[]> {
   const docs: ManifestDocument[] = [];
@@ -41,9 +58,8 @@ export async function readManifests(paths: string[]): Promise<ManifestDocument[]
       const text = await readFile(file, 'utf8').catch((err: Error) => {
         throw new Error(`manifest ${file}: ${err.message}`);
       });
-      for (const [index, doc] of parseAllDocuments(text).entries()) {
-        if (doc.errors.length > 0) throw new Error(`manifest ${file}: ${doc.errors[0].message}`);
-        const object = doc.toJS() as KubeObject | null;
+      for (const [index, object] of parseDocuments(text).entries()) {
+        if (object instanceof Error) throw new Error(`manifest ${file}: ${object.message}`);
         if (object === null || object === undefined) continue; // empty document (e.g. a trailing ---)
         if (
           !isObject(object) ||
@@ -54,7 +70,7 @@ export async function readManifests(paths: string[]): Promise<ManifestDocument[]
         ) {
           throw new Error(`manifest ${file}: document ${index + 1} needs apiVersion, kind and metadata.name`);
         }
-        docs.push({ file, index, object });
+        docs.push({ file, index, object: object as unknown as KubeObject });
       }
     }
   }
@@ -79,11 +95,16 @@ export async function applyManifests(
   docs: ManifestDocument[],
   deps: { store: ObjectStore; discover: (group: string, version: string, kind: string) => Promise<ResourceRef | undefined>; logger: Logger },
 ): Promise<void> {
+  const writes: Promise<void>[] = [];
+  const discovered = new Map<string, ResourceRef>();
   const ordered = docs.map((d, i) => ({ d, i })).sort((a, b) => applyRank(a.d.object) - applyRank(b.d.object) || a.i - b.i);
   for (const { d } of ordered) {
     const { file, object } = d;
     const { group, version } = splitApiVersion(object.apiVersion);
-    const ref = await deps.discover(group, version, object.kind);
+    // 20k instances of a few hundred kinds: discover each kind once (RGDs come first, so a kind found stays found).
+    const kindKey = `${object.apiVersion}/${object.kind}`;
+    const ref = discovered.get(kindKey) ?? (await deps.discover(group, version, object.kind));
+    if (ref) discovered.set(kindKey, ref);
     const what = `${object.kind} ${object.metadata.name}`;
     if (!ref) {
       deps.logger.warn({ file, apiVersion: object.apiVersion, kind: object.kind, name: object.metadata.name }, 'manifest: unknown kind, skipped');
@@ -92,27 +113,40 @@ export async function applyManifests(
     const { status: _status, ...desired } = object;
     const hash = createHash('sha256').update(stableStringify(desired)).digest('hex');
     const namespace = ref.namespaced ? object.metadata.namespace || 'default' : undefined;
+    const failed = (err: unknown) => {
+      throw new Error(`manifest ${file}: ${what}: ${(err as Error).message}`, { cause: err });
+    };
+    // The store applies each write at once and only awaits durability: later documents see earlier ones, and the
+    // writes of a whole load share their disk flushes instead of waiting for each other.
     try {
       const existing = deps.store.get(ref, object.metadata.name, namespace);
       if (!existing) {
-        await deps.store.create(ref, {
-          ...desired,
-          metadata: { ...desired.metadata, namespace, annotations: { ...desired.metadata.annotations, [LAST_APPLIED_HASH_ANNOTATION]: hash } },
-        });
-        deps.logger.info({ file, object: what }, 'manifest: created');
+        writes.push(
+          deps.store
+            .create(ref, {
+              ...desired,
+              metadata: { ...desired.metadata, namespace, annotations: { ...desired.metadata.annotations, [LAST_APPLIED_HASH_ANNOTATION]: hash } },
+            })
+            .then(() => deps.logger.debug({ file, object: what }, 'manifest: created'), failed),
+        );
       } else if (existing.metadata.annotations?.[LAST_APPLIED_HASH_ANNOTATION] !== hash) {
-        await deps.store.replace(ref, {
-          ...desired,
-          metadata: {
-            ...existing.metadata,
-            labels: { ...existing.metadata.labels, ...desired.metadata.labels },
-            annotations: { ...existing.metadata.annotations, ...desired.metadata.annotations, [LAST_APPLIED_HASH_ANNOTATION]: hash },
-          },
-        });
-        deps.logger.info({ file, object: what }, 'manifest: changed since last applied, updated');
+        writes.push(
+          deps.store
+            .replace(ref, {
+              ...desired,
+              metadata: {
+                ...existing.metadata,
+                labels: { ...existing.metadata.labels, ...desired.metadata.labels },
+                annotations: { ...existing.metadata.annotations, ...desired.metadata.annotations, [LAST_APPLIED_HASH_ANNOTATION]: hash },
+              },
+            })
+            .then(() => deps.logger.info({ file, object: what }, 'manifest: changed since last applied, updated'), failed),
+        );
       }
     } catch (err) {
-      throw new Error(`manifest ${file}: ${what}: ${(err as Error).message}`, { cause: err });
+      failed(err);
     }
   }
+  await Promise.all(writes);
+  deps.logger.info({ documents: docs.length, written: writes.length }, 'manifests applied');
 }

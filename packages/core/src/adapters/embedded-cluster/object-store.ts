@@ -1,25 +1,30 @@
 import { randomUUID } from 'node:crypto';
 import { badRequest, conflict, notFound, unavailable } from '../../errors.js';
 import { apiVersionOf, refKey, type KubeObject, type ObjectMeta, type ResourceRef } from '../../ports/cluster.js';
+import { deepFreeze } from '../../freeze.js';
 import type { FileStore } from './file-store.js';
-import { clone, deepEqual, isObject, mergePatch, toJson } from './json.js';
+import { deepEqual, isObject, mergePatch, toJson } from './json.js';
+import { parseFieldSelector } from './field-selector.js';
 import { parseLabelSelector } from './label-selector.js';
 import type { WatchHub } from './watch-hub.js';
 
 /**
  * The in-process object store with Kubernetes semantics: one global resourceVersion counter, generation
- * bumps on spec changes, finalizers that hold a deletion back, and an event per change. Mutations run one at
- * a time and are durable (when a FileStore is given) before they are visible or acknowledged.
+ * bumps on spec changes, finalizers that hold a deletion back, and an event per change. A mutation is checked
+ * and applied in one synchronous step (so read-check-write is atomic without a lock), then made durable (when a
+ * FileStore is given; concurrent mutations share one fsync) before it is announced to watchers or acknowledged.
+ *
+ * Stored objects are deeply frozen and handed out as they are: the store, every watcher and every informer
+ * share one copy of each object version (a new version shares the unchanged parts of the previous one).
  */
 export interface ObjectStore {
   readonly resourceVersion: () => number;
   refs(): ResourceRef[];
-  /**
-   * The stored objects of a resource themselves, not copies: for the store's own lookups (discovery) that only
-   * read a field or two. Never mutate them, and never hand them out (list/get return copies).
-   */
+  /** The stored (frozen) objects of a resource, unsorted: for the store's own lookups (discovery). */
   stored(ref: ResourceRef): Iterable<Readonly<KubeObject>>;
-  list(ref: ResourceRef, opts?: { namespace?: string; labelSelector?: string }): KubeObject[];
+  /** Every stored object, for a snapshot. */
+  everything(): Iterable<{ ref: ResourceRef; object: KubeObject }>;
+  list(ref: ResourceRef, opts?: { namespace?: string; labelSelector?: string; fieldSelector?: string }): KubeObject[];
   get(ref: ResourceRef, name: string, namespace?: string): KubeObject | undefined;
   create(ref: ResourceRef, obj: KubeObject): Promise<KubeObject>;
   patch(ref: ResourceRef, name: string, patch: Record<string, unknown>, opts?: { namespace?: string; resourceVersion?: string }): Promise<KubeObject>;
@@ -28,7 +33,9 @@ export interface ObjectStore {
   delete(ref: ResourceRef, name: string, namespace?: string): Promise<void>;
   /** Called synchronously after every committed change (the simulated controller wakes on it). */
   onChange(listener: (ref: ResourceRef, object: KubeObject) => void): () => void;
-  /** Waits for in-flight mutations; later mutations fail. */
+  /** Rewrites the snapshot when the journal has outgrown the state (a no-op without a FileStore). */
+  compactIfDue(): Promise<void>;
+  /** Waits for in-flight writes; later mutations fail. */
   close(): Promise<void>;
 }
 
@@ -43,6 +50,9 @@ interface RefObjects {
   objects: Map<string, KubeObject>;
 }
 
+/** How often (in commits) the store asks whether the journal is due for compaction. */
+const COMPACTION_CHECK_EVERY = 1_000;
+
 const keyOf = (name: string, namespace?: string) => (namespace ? `${namespace}/${name}` : name);
 
 export function createObjectStore(opts: {
@@ -55,8 +65,9 @@ export function createObjectStore(opts: {
   const byRef = new Map<string, RefObjects>();
   const listeners = new Set<(ref: ResourceRef, object: KubeObject) => void>();
   let counter = opts.initial.resourceVersion;
-  let queue: Promise<unknown> = Promise.resolve();
   let closed = false;
+  let commitsSinceCheck = 0;
+  let compactionScheduled = false;
 
   const refObjects = (ref: ResourceRef): RefObjects => {
     const key = refKey(ref);
@@ -69,7 +80,7 @@ export function createObjectStore(opts: {
   };
 
   for (const { ref, object } of opts.initial.objects) {
-    refObjects(ref).objects.set(keyOf(object.metadata.name, object.metadata.namespace), object);
+    refObjects(ref).objects.set(keyOf(object.metadata.name, object.metadata.namespace), deepFreeze(object));
   }
 
   const timestamp = () => opts.now().toISOString().replace(/\.\d{3}Z$/, 'Z');
@@ -87,44 +98,47 @@ export function createObjectStore(opts: {
     return byRef.get(refKey(ref))?.objects.get(key);
   };
 
-  /** Runs mutations one at a time, so read-check-write sequences are atomic and files match memory. */
-  const serialize = <T>(fn: () => Promise<T>): Promise<T> => {
+  /** Mutations check and apply synchronously, so one never sees another half-done; only durability is awaited. */
+  const mutate = <T>(fn: () => T | Promise<T>): Promise<T> => {
     if (closed) return Promise.reject(unavailable('embedded cluster', 1));
-    const run = queue.then(fn, fn);
-    queue = run.catch(() => undefined);
-    return run;
-  };
-
-  const persist = async (ref: ResourceRef, object: KubeObject, removed: boolean) => {
-    if (!fileStore) return;
     try {
-      await Promise.all([
-        removed ? fileStore.removeObject(ref, object) : fileStore.writeObject(ref, object),
-        fileStore.writeCounter(counter),
-      ]);
+      return Promise.resolve(fn());
     } catch (err) {
-      throw unavailable('embedded cluster storage', 1, err);
+      return Promise.reject(err);
     }
   };
 
-  /** Assigns the next version, makes the change durable, then visible, then announces it. */
-  const commit = async (ref: ResourceRef, next: KubeObject, type: 'ADDED' | 'MODIFIED' | 'DELETED') => {
-    const previousCounter = counter;
+  /** Assigns the next version and applies it in memory; announces and acknowledges it once it is durable. */
+  const commit = (ref: ResourceRef, next: KubeObject, type: 'ADDED' | 'MODIFIED' | 'DELETED'): Promise<KubeObject> => {
     counter += 1;
     next.metadata.resourceVersion = String(counter);
-    try {
-      await persist(ref, next, type === 'DELETED');
-    } catch (err) {
-      counter = previousCounter;
-      throw err;
-    }
+    deepFreeze(next);
     const objects = refObjects(ref).objects;
     const key = keyOf(next.metadata.name, next.metadata.namespace);
+    const previous = objects.get(key);
     if (type === 'DELETED') objects.delete(key);
     else objects.set(key, next);
-    watchHub.record(ref, type, next);
-    for (const listener of listeners) listener(ref, next);
-    return clone(next);
+    const durable = fileStore ? fileStore.append({ rv: counter, ref, object: next, deleted: type === 'DELETED' }) : Promise.resolve();
+    return durable.then(
+      () => {
+        watchHub.record(ref, type, next);
+        for (const listener of listeners) listener(ref, next);
+        if (!compactionScheduled && ++commitsSinceCheck >= COMPACTION_CHECK_EVERY) {
+          commitsSinceCheck = 0;
+          compactionScheduled = true;
+          void store.compactIfDue().catch(() => undefined).finally(() => (compactionScheduled = false));
+        }
+        return next;
+      },
+      (err: unknown) => {
+        // Not acknowledged, so not applied: put back what was there, unless a later write replaced it already.
+        if ((type === 'DELETED' ? !objects.has(key) : objects.get(key) === next)) {
+          if (previous) objects.set(key, previous);
+          else objects.delete(key);
+        }
+        throw unavailable('embedded cluster storage', 1, err);
+      },
+    );
   };
 
   const checkKind = (ref: ResourceRef, obj: KubeObject) => {
@@ -135,10 +149,11 @@ export function createObjectStore(opts: {
   };
 
   /** After a patch: keep server-owned fields, then settle generation and a pending deletion. */
-  const finishUpdate = async (ref: ResourceRef, current: KubeObject, next: KubeObject): Promise<KubeObject> => {
+  const finishUpdate = (ref: ResourceRef, current: KubeObject, next: KubeObject): Promise<KubeObject> => {
     next.apiVersion = current.apiVersion;
     next.kind = current.kind;
-    const meta: ObjectMeta = isObject(next.metadata) ? (next.metadata as ObjectMeta) : { name: current.metadata.name };
+    // A copy: the patched object shares unchanged (frozen) parts with the current one, metadata among them.
+    const meta: ObjectMeta = isObject(next.metadata) ? ({ ...next.metadata } as ObjectMeta) : { name: current.metadata.name };
     for (const field of SERVER_FIELDS) {
       if (current.metadata[field] === undefined) delete meta[field];
       else (meta as unknown as Record<string, unknown>)[field] = current.metadata[field];
@@ -146,7 +161,7 @@ export function createObjectStore(opts: {
     next.metadata = meta;
     if (Array.isArray(meta.finalizers) && meta.finalizers.length === 0) delete meta.finalizers;
     if (!deepEqual(current.spec, next.spec)) meta.generation = (current.metadata.generation ?? 1) + 1;
-    if (deepEqual(current, next)) return clone(current); // a no-op write changes nothing, as in Kubernetes
+    if (deepEqual(current, next)) return Promise.resolve(current); // a no-op write changes nothing, as in Kubernetes
     if (meta.deletionTimestamp && !meta.finalizers?.length) return commit(ref, next, 'DELETED');
     return commit(ref, next, 'MODIFIED');
   };
@@ -157,29 +172,30 @@ export function createObjectStore(opts: {
     return current;
   };
 
-  return {
+  const store: ObjectStore = {
     resourceVersion: () => counter,
 
     refs: () => [...byRef.values()].map((e) => ({ ...e.ref })),
 
     stored: (ref) => byRef.get(refKey(ref))?.objects.values() ?? [],
 
-    list(ref, { namespace, labelSelector } = {}) {
+    *everything() {
+      for (const { ref, objects } of byRef.values()) for (const object of objects.values()) yield { ref, object };
+    },
+
+    list(ref, { namespace, labelSelector, fieldSelector } = {}) {
       const selects = parseLabelSelector(labelSelector);
+      const fields = parseFieldSelector(fieldSelector);
       const ns = ref.namespaced && namespace ? scope(ref, namespace) : undefined;
       return [...(byRef.get(refKey(ref))?.objects.values() ?? [])]
-        .filter((o) => (!ns || o.metadata.namespace === ns) && selects(o.metadata.labels))
-        .sort((a, b) => keyOf(a.metadata.name, a.metadata.namespace).localeCompare(keyOf(b.metadata.name, b.metadata.namespace)))
-        .map(clone);
+        .filter((o) => (!ns || o.metadata.namespace === ns) && selects(o.metadata.labels) && fields(o))
+        .sort((a, b) => keyOf(a.metadata.name, a.metadata.namespace).localeCompare(keyOf(b.metadata.name, b.metadata.namespace)));
     },
 
-    get(ref, name, namespace) {
-      const found = find(ref, name, namespace);
-      return found && clone(found);
-    },
+    get: (ref, name, namespace) => find(ref, name, namespace),
 
     create(ref, input) {
-      return serialize(async () => {
+      return mutate(() => {
         if (!isObject(input) || !isObject(input.metadata)) throw badRequest('object metadata is required');
         const obj = toJson(input);
         checkKind(ref, obj);
@@ -211,7 +227,7 @@ export function createObjectStore(opts: {
     },
 
     patch(ref, name, patch, { namespace, resourceVersion } = {}) {
-      return serialize(async () => {
+      return mutate(() => {
         if (!isObject(patch)) throw badRequest('a merge patch must be a JSON object');
         const current = mustFind(ref, name, namespace);
         if (resourceVersion && resourceVersion !== current.metadata.resourceVersion) {
@@ -222,33 +238,31 @@ export function createObjectStore(opts: {
             resourceVersion: current.metadata.resourceVersion,
           });
         }
-        const next = mergePatch(clone(current), toJson(patch)) as KubeObject;
+        const next = mergePatch(current, toJson(patch)) as KubeObject;
         return finishUpdate(ref, current, next);
       });
     },
 
     replace(ref, input) {
-      return serialize(async () => {
+      return mutate(() => {
         const obj = toJson(input);
         const current = mustFind(ref, obj.metadata.name, obj.metadata.namespace);
         const next: KubeObject = { ...obj, metadata: { ...obj.metadata } };
-        if (current.status !== undefined) next.status = clone(current.status);
+        if (current.status !== undefined) next.status = current.status;
         else delete next.status;
         return finishUpdate(ref, current, next);
       });
     },
 
     delete(ref, name, namespace) {
-      return serialize(async () => {
+      return mutate(() => {
         const current = mustFind(ref, name, namespace);
-        if (current.metadata.deletionTimestamp) return; // already terminating
+        if (current.metadata.deletionTimestamp) return undefined; // already terminating
         if (current.metadata.finalizers?.length) {
-          const next = clone(current);
-          next.metadata.deletionTimestamp = timestamp();
-          await commit(ref, next, 'MODIFIED');
-          return;
+          const next = { ...current, metadata: { ...current.metadata, deletionTimestamp: timestamp() } };
+          return commit(ref, next, 'MODIFIED').then(() => undefined);
         }
-        await commit(ref, clone(current), 'DELETED');
+        return commit(ref, { ...current, metadata: { ...current.metadata } }, 'DELETED').then(() => undefined);
       });
     },
 
@@ -257,9 +271,18 @@ export function createObjectStore(opts: {
       return () => listeners.delete(listener);
     },
 
+    async compactIfDue() {
+      if (!fileStore) return;
+      let live = 0;
+      for (const { objects } of byRef.values()) live += objects.size;
+      if (!fileStore.needsCompaction(live)) return;
+      await fileStore.compact(() => ({ objects: [...this.everything()], resourceVersion: counter }));
+    },
+
     async close() {
       closed = true;
-      await queue;
+      await fileStore?.close();
     },
   };
+  return store;
 }

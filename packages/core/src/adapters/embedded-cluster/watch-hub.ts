@@ -1,10 +1,10 @@
 import { apiVersionOf, refKey, type Disposable, type KubeObject, type ResourceRef, type WatchEvent, type WatchHandlers } from '../../ports/cluster.js';
-import { clone } from './json.js';
 
 /**
  * Per-resource event logs and live watchers, with Kubernetes watch semantics: a watch resumes from a
  * resourceVersion by replaying the log, and a version older than what the log still holds is "gone" (410),
- * which tells the consumer to relist. Delivery is asynchronous and in order.
+ * which tells the consumer to relist. Delivery is asynchronous and in order. Events carry the store's own frozen
+ * objects: every watcher shares them.
  */
 export interface WatchHub {
   /** Records an event (the object carries its new resourceVersion) and queues it to matching watchers. */
@@ -101,12 +101,12 @@ export function createWatchHub(opts: WatchHubOptions): WatchHub {
     record(ref, type, object) {
       const log = logOf(ref);
       const rv = Number(object.metadata.resourceVersion);
-      log.events.push({ rv, type, object: clone(object) });
+      log.events.push({ rv, type, object });
       if (log.events.length > opts.maxEvents) {
         const dropped = log.events.splice(0, trimChunk);
         log.horizon = dropped[dropped.length - 1].rv;
       }
-      for (const w of log.watchers) if (matches(w, object)) enqueue(w, { type, object: clone(object) });
+      for (const w of log.watchers) if (matches(w, object)) enqueue(w, { type, object });
     },
 
     watch(ref, { namespace, resourceVersion }, handlers, current) {
@@ -115,7 +115,7 @@ export function createWatchHub(opts: WatchHubOptions): WatchHub {
       const watcher: Watcher = { ref, namespace: ref.namespaced ? namespace : undefined, handlers, queue: [], scheduled: false, closed: false };
       if (resourceVersion === '' || resourceVersion === '0') {
         // Kubernetes "any version": start with the current state as ADDED events, then stream.
-        for (const object of current()) if (matches(watcher, object)) enqueue(watcher, { type: 'ADDED', object: clone(object) });
+        for (const object of current()) if (matches(watcher, object)) enqueue(watcher, { type: 'ADDED', object });
       } else {
         const from = Number(resourceVersion);
         if (!/^\d+$/.test(resourceVersion) || !Number.isSafeInteger(from)) {
@@ -125,7 +125,7 @@ export function createWatchHub(opts: WatchHubOptions): WatchHub {
           return fail(ref, handlers, { gone: true, message: `too old resource version: ${from} (${log.horizon})` });
         }
         for (const e of log.events) {
-          if (e.rv > from && matches(watcher, e.object)) enqueue(watcher, { type: e.type, object: clone(e.object) });
+          if (e.rv > from && matches(watcher, e.object)) enqueue(watcher, { type: e.type, object: e.object });
         }
       }
       log.watchers.add(watcher);

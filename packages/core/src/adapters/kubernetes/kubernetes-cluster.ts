@@ -94,7 +94,7 @@ export function createKubernetesCluster(opts: KubernetesClusterOptions): Cluster
         const res = await call({
           method: 'GET',
           path: collectionPath(ref, listOpts.namespace),
-          query: { labelSelector: listOpts.labelSelector || undefined, limit: String(pageSize), continue: cont },
+          query: { labelSelector: listOpts.labelSelector || undefined, fieldSelector: listOpts.fieldSelector || undefined, limit: String(pageSize), continue: cont },
         });
         if (res.status === 410 && cont) {
           // The continue token expired mid-list: start over for a consistent snapshot.

@@ -57,6 +57,8 @@ interface Provider {
  * `nonce`, ID tokens verified against the provider's JWKS, and a one-time code (30 s) that the frontend
  * redeems for a Portico token. Plugs into createAuth as its `identityProviders`.
  */
+const loginUrlOf = (name: string) => `/api/v1/auth/oidc/login?provider=${encodeURIComponent(name)}`;
+
 export function createOidc(deps: OidcDeps): IdentityProviders {
   const { config, kv, cluster } = deps;
   const now = deps.now ?? Date.now;
@@ -137,10 +139,21 @@ export function createOidc(deps: OidcDeps): IdentityProviders {
       options: [...providers.values()].map(({ settings }) => ({
         name: settings.name,
         displayName: settings.displayName,
-        loginUrl: `/api/v1/auth/oidc/login?provider=${encodeURIComponent(settings.name)}`,
+        loginUrl: loginUrlOf(settings.name),
       })),
       localLoginEnabled: true,
     }),
+
+    providerList: () =>
+      [...providers.values()].map(({ settings }) => ({
+        name: settings.name,
+        displayName: settings.displayName,
+        loginUrl: loginUrlOf(settings.name),
+        issuerURL: settings.issuer,
+        clientID: settings.clientId,
+        redirectURL: settings.redirectUri,
+        scopes: [...settings.scopes],
+      })),
 
     async login(query, ctx) {
       const redirect = validateRedirect(query.redirect, config.allowedRedirectOrigins);

@@ -23,9 +23,9 @@ export interface Discovery {
   invalidate(): void;
 }
 
-export const DISCOVERY_TTL_MS = 60 * 60 * 1000;
+const DISCOVERY_TTL_MS = 60 * 60 * 1000;
 
-export const discoveryUrl = (issuer: string) => `${issuer.replace(/\/+$/, '')}/.well-known/openid-configuration`;
+const discoveryUrl = (issuer: string) => `${issuer.replace(/\/+$/, '')}/.well-known/openid-configuration`;
 
 export const sameIssuer = (a: string, b: string) => a.replace(/\/+$/, '') === b.replace(/\/+$/, '');
 
@@ -51,7 +51,7 @@ function endpoint(doc: Record<string, unknown>, field: string, issuer: URL, requ
 
 const strings = (v: unknown): string[] | undefined => (Array.isArray(v) ? v.filter((s): s is string => typeof s === 'string') : undefined);
 
-export async function fetchMetadata(issuer: string): Promise<ProviderMetadata> {
+async function fetchMetadata(issuer: string): Promise<ProviderMetadata> {
   const doc = await fetchJson(discoveryUrl(issuer), { headers: { accept: 'application/json' } });
   // OpenID Connect Discovery §4.3: the document must be for the issuer we asked about.
   if (typeof doc.issuer !== 'string' || !sameIssuer(doc.issuer, issuer)) throw new Error('discovery document is for another issuer');

@@ -4,7 +4,7 @@ import type { Identity } from '../tokens.js';
 
 /** `state`, `nonce`, PKCE verifiers and one-time codes: 32 random bytes, base64url (43 characters). */
 export const randomToken = () => randomBytes(32).toString('base64url');
-export const TOKEN_SHAPE = /^[A-Za-z0-9_-]{43}$/;
+const TOKEN_SHAPE = /^[A-Za-z0-9_-]{43}$/;
 
 /** RFC 7636 S256: BASE64URL(SHA256(verifier)). */
 export const pkceChallenge = (verifier: string) => createHash('sha256').update(verifier).digest('base64url');

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
+import { rbacSubject } from '@portico/api';
 import type { PorticoConfig } from '../../config.js';
 import { PorticoError } from '../../errors.js';
 
@@ -201,5 +202,5 @@ export function loadOidcSettings(deps: { config: PorticoConfig; env?: Record<str
 
 /** The Authorizer's `serverAdmins` entries the providers' `serverAdminGroups` stand for. */
 export const oidcServerAdmins = (providers: readonly OidcProviderSettings[]): string[] => [
-  ...new Set(providers.flatMap((p) => p.serverAdminGroups.map((g) => `group:${g}`))),
+  ...new Set(providers.flatMap((p) => p.serverAdminGroups.map(rbacSubject.group))),
 ];

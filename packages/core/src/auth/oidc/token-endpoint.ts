@@ -17,7 +17,7 @@ export interface ProviderTokens {
 const formEncode = (v: string) => encodeURIComponent(v).replace(/%20/g, '+');
 
 /** The forced method, else what discovery offers: Basic first (the spec's default), then POST. */
-export function authMethodFor(settings: OidcProviderSettings, metadata: ProviderMetadata, secret: string | undefined): TokenEndpointAuthMethod {
+function authMethodFor(settings: OidcProviderSettings, metadata: ProviderMetadata, secret: string | undefined): TokenEndpointAuthMethod {
   if (secret === undefined) return 'none';
   if (settings.tokenEndpointAuthMethod) return settings.tokenEndpointAuthMethod;
   const offered = metadata.tokenEndpointAuthMethods ?? ['client_secret_basic'];

@@ -1,0 +1,53 @@
+// Mutation load for bench/audit: each connection binds and unbinds users on its own project, back to back,
+// so every request is a real write (a Project update) and the OSS and Enterprise runs do exactly the same work.
+import { Pool } from 'undici';
+import { load } from '../lib/load.mjs';
+
+export const mutationLoad = ({ url, token, projectPrefix, role = 'developer', connections = 8, durationMs = 5000, warmupMs = 1000 }) =>
+  load({
+    url,
+    headers: { authorization: `Bearer ${token}` },
+    connections,
+    durationMs,
+    warmupMs,
+    requests: (w, k) => ({
+      method: k % 2 === 0 ? 'POST' : 'DELETE',
+      path: `/api/v1/projects/${projectPrefix}${w}/roles/${role}/users/bench-${Math.floor(k / 2) % 50}`,
+      expectStatus: k % 2 === 0 ? 201 : 204,
+    }),
+  });
+
+/** Sequential GETs (one in flight, like a person paging a UI); latency percentiles. */
+export async function sequentialGets({ url, token, paths, count = 300, warmup = 30 }) {
+  const pool = new Pool(new URL(url).origin, { connections: 1 });
+  const headers = { authorization: `Bearer ${token}` };
+  const latencies = [];
+  let unexpected = 0;
+  for (let i = 0; i < warmup + count; i++) {
+    const t0 = performance.now();
+    const res = await pool.request({ method: 'GET', path: paths[i % paths.length], headers });
+    await res.body.dump();
+    if (res.statusCode !== 200) unexpected++;
+    if (i >= warmup) latencies.push(performance.now() - t0);
+  }
+  await pool.close();
+  latencies.sort((a, b) => a - b);
+  const pct = (q) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))];
+  return { p50: pct(0.5), p99: pct(0.99), unexpected };
+}
+
+/** Reads one streamed response to the end, counting bytes and lines; the body is discarded as it arrives. */
+export async function drain({ url, token, path }) {
+  const pool = new Pool(new URL(url).origin, { connections: 1 });
+  const t0 = performance.now();
+  const res = await pool.request({ method: 'GET', path, headers: { authorization: `Bearer ${token}` } });
+  let bytes = 0;
+  let lines = 0;
+  for await (const chunk of res.body) {
+    bytes += chunk.length;
+    for (let i = chunk.indexOf(10); i !== -1; i = chunk.indexOf(10, i + 1)) lines++;
+  }
+  const seconds = (performance.now() - t0) / 1000;
+  await pool.close();
+  return { status: res.statusCode, disposition: res.headers['content-disposition'], bytes, lines, seconds };
+}

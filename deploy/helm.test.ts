@@ -1,0 +1,143 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseAllDocuments } from 'yaml';
+
+/**
+ * The Helm chart, rendered as `helm template` would (there is no helm binary here): deploy/helm/render is Go's
+ * text/template with the sprig library, which is what Helm's engine is, plus Helm's include/tpl/required/
+ * toYaml. Every rendered object is validated against the Kubernetes OpenAPI schema of its kind
+ * (kubernetes-models); the defaults and the enterprise values file are both rendered.
+ */
+
+const deployDir = path.dirname(fileURLToPath(import.meta.url));
+const chartDir = path.join(deployDir, 'helm', 'portico');
+
+type Manifest = { apiVersion: string; kind: string; metadata: { name: string; namespace?: string; labels?: Record<string, string> }; [k: string]: any };
+
+let renderer: string;
+let scratch: string;
+
+function render(...valuesFiles: string[]): Manifest[] {
+  const out = execFileSync(renderer, [chartDir, ...valuesFiles.map((f) => path.join(chartDir, f))], { encoding: 'utf8' });
+  return parseAllDocuments(out).flatMap((d) => {
+    if (d.errors.length) throw new Error(`rendered YAML does not parse: ${d.errors[0].message}\n${out}`);
+    const value = d.toJSON();
+    return value ? [value as Manifest] : [];
+  });
+}
+
+/** kubernetes-models lays its classes out by group/version/Kind; core v1 is `v1`. */
+async function validateAgainstKubernetesSchema(doc: Manifest): Promise<void> {
+  const model = await import(/* @vite-ignore */ `kubernetes-models/${doc.apiVersion}/${doc.kind}`);
+  new model[doc.kind](doc).validate();
+}
+
+const only = (docs: Manifest[], kind: string, name: string) => {
+  const found = docs.filter((d) => d.kind === kind && d.metadata.name === name);
+  expect(found, `${kind} ${name}`).toHaveLength(1);
+  return found[0];
+};
+const container = (docs: Manifest[]) => only(docs, 'Deployment', 'portico').spec.template.spec.containers[0];
+const env = (docs: Manifest[]) => Object.fromEntries(container(docs).env.map((e: any) => [e.name, e.value ?? e.valueFrom]));
+
+beforeAll(() => {
+  scratch = mkdtempSync(path.join(tmpdir(), 'portico-helm-'));
+  renderer = path.join(scratch, 'render');
+  // Debian's golang-github-masterminds-sprig-dev and golang-github-ghodss-yaml-dev provide the libraries.
+  execFileSync('go', ['build', '-o', renderer, '.'], {
+    cwd: path.join(deployDir, 'helm', 'render'),
+    env: { ...process.env, GO111MODULE: 'off', GOPATH: process.env.PORTICO_GOPATH ?? '/usr/share/gocode', GOFLAGS: '' },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+}, 240_000);
+
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+
+describe.each([
+  ['defaults', [] as string[]],
+  ['the enterprise values file', ['values-enterprise.yaml']],
+])('the Helm chart rendered with %s', (_label, files) => {
+  let docs: Manifest[];
+  beforeAll(() => {
+    docs = render(...files);
+  });
+
+  it('validates every object against the Kubernetes schema of its kind', async () => {
+    const kinds = new Set(docs.map((d) => `${d.apiVersion} ${d.kind}`));
+    for (const doc of docs) {
+      if (doc.kind === 'ServiceMonitor') continue; // a Prometheus Operator CRD, checked below
+      await expect(validateAgainstKubernetesSchema(doc), `${doc.kind} ${doc.metadata.name}`).resolves.toBeUndefined();
+    }
+    for (const kind of ['apps/v1 Deployment', 'v1 Service', 'v1 ServiceAccount', 'rbac.authorization.k8s.io/v1 ClusterRole', 'policy/v1 PodDisruptionBudget', 'networking.k8s.io/v1 NetworkPolicy', 'apiextensions.k8s.io/v1 CustomResourceDefinition']) {
+      expect(kinds).toContain(kind);
+    }
+  });
+
+  it('installs into the release namespace with hardened, probed, resource-bounded pods', () => {
+    for (const doc of docs.filter((d) => !['ClusterRole', 'ClusterRoleBinding', 'CustomResourceDefinition'].includes(d.kind))) {
+      expect(doc.metadata.namespace, `${doc.kind} ${doc.metadata.name}`).toBe('portico');
+    }
+    const c = container(docs);
+    expect(c.securityContext).toMatchObject({ runAsNonRoot: true, readOnlyRootFilesystem: true, allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] } });
+    expect(c.livenessProbe.httpGet.path).toBe('/healthz');
+    expect(c.readinessProbe.httpGet.path).toBe('/readyz');
+    expect(c.resources.requests).toBeDefined();
+    expect(c.resources.limits.memory).toBeDefined();
+    // The Service and the Deployment agree on the pods.
+    const selector = only(docs, 'Service', 'portico').spec.selector;
+    expect(only(docs, 'Deployment', 'portico').spec.template.metadata.labels).toMatchObject(selector);
+  });
+
+  it('serves metrics on their own port, reachable only from the monitoring namespace', () => {
+    expect(env(docs).METRICS_ADDRESS).toBe(':9090');
+    expect(container(docs).ports.map((p: any) => p.name)).toEqual(['http', 'metrics']);
+    expect(only(docs, 'Service', 'portico').spec.ports.map((p: any) => p.targetPort)).toEqual(['http']);
+    const policy = only(docs, 'NetworkPolicy', 'portico');
+    const metricsRule = policy.spec.ingress.find((r: any) => r.ports[0].port === 'metrics');
+    expect(metricsRule.from).toEqual([{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'monitoring' } } }]);
+  });
+});
+
+describe('chart values', () => {
+  it('defaults: two replicas with the quick-start Redis, no ingress, no ServiceMonitor, no database', () => {
+    const docs = render();
+    expect(only(docs, 'Deployment', 'portico').spec.replicas).toBe(2);
+    expect(env(docs).REDIS_ADDRESS).toBe('portico-redis:6379');
+    only(docs, 'Deployment', 'portico-redis');
+    only(docs, 'Service', 'portico-redis');
+    expect(docs.filter((d) => ['Ingress', 'ServiceMonitor'].includes(d.kind))).toEqual([]);
+    expect(env(docs).DATABASE_URL).toBeUndefined();
+    expect(container(docs).image).toBe('ghcr.io/portico-dev/portico:0.1.0');
+  });
+
+  it('enterprise: PostgreSQL and the license from Secrets, Redis and OIDC from Secrets, ingress with TLS, a ServiceMonitor', () => {
+    const docs = render('values-enterprise.yaml');
+    const e = env(docs);
+    expect(e.DATABASE_URL).toEqual({ secretKeyRef: { name: 'portico-database', key: 'url' } });
+    expect(e.PORTICO_LICENSE).toEqual({ secretKeyRef: { name: 'portico-license', key: 'license' } });
+    expect(e.REDIS_ADDRESS).toEqual({ secretKeyRef: { name: 'portico-redis', key: 'url' } });
+    expect(e.PORTICO_OIDC_CONFIG).toBe('/etc/portico/oidc/providers.yaml');
+    const pod = only(docs, 'Deployment', 'portico').spec.template.spec;
+    expect(pod.volumes).toContainEqual({ name: 'oidc', secret: { secretName: 'portico-oidc' } });
+    expect(container(docs).volumeMounts).toContainEqual({ name: 'oidc', mountPath: '/etc/portico/oidc', readOnly: true });
+    expect(docs.filter((d) => d.metadata.name === 'portico-redis')).toEqual([]);
+    expect(only(docs, 'Deployment', 'portico').spec.replicas).toBe(3);
+    const ingress = only(docs, 'Ingress', 'portico');
+    expect(ingress.spec.tls).toEqual([{ hosts: ['portico.example.com'], secretName: 'portico-tls' }]);
+    expect(ingress.spec.rules[0].http.paths[0].backend.service).toEqual({ name: 'portico', port: { name: 'http' } });
+    const monitor = only(docs, 'ServiceMonitor', 'portico');
+    expect(monitor.spec.endpoints).toEqual([{ port: 'metrics', path: '/metrics', interval: '30s' }]);
+    expect(only(docs, 'Service', 'portico-metrics').metadata.labels).toMatchObject(monitor.spec.selector.matchLabels);
+  });
+
+  it('refuses the enterprise edition without its database Secret, naming the value', () => {
+    const broken = path.join(scratch, 'no-database.yaml');
+    const text = readFileSync(path.join(chartDir, 'values-enterprise.yaml'), 'utf8').replace('existingSecret: portico-database', 'existingSecret: ""');
+    writeFileSync(broken, text);
+    expect(() => execFileSync(renderer, [chartDir, broken], { stdio: 'pipe' })).toThrow(/enterprise\.database\.existingSecret is required/);
+  });
+});

@@ -1,0 +1,8 @@
+// The Enterprise part of the wire contract (§12.1, §12.3, §12.4): a subpath of its own (`@portico/api/enterprise`)
+// so the SDK and the Enterprise server share it while the OSS server, which imports only `@portico/api`,
+// never loads it.
+export * from './license.js';
+export * from './categories.js';
+export * from './views.js';
+export * from './routes.js';
+export * from './audit.js';

@@ -1,0 +1,115 @@
+import type { Rgd } from '@portico/api';
+import type { Actor } from '../actor.js';
+import type { Disposable } from '../ports/cluster.js';
+import type { Authorizer, CatalogService, DomainEvent } from '../types.js';
+import { createAudience, type Recipient } from './audience.js';
+import { createDecisionCache, type DecisionMemo, type Principal } from './decisions.js';
+
+/** What the catalog offers beyond CatalogService (the real catalog has both; see core's createCatalog). */
+interface CatalogVisibility {
+  entry(name: string): object | undefined;
+  visibleTo(actor: Actor, entry: never): boolean;
+}
+
+const hasVisibility = (catalog: unknown): catalog is CatalogVisibility =>
+  typeof (catalog as CatalogVisibility).visibleTo === 'function' && typeof (catalog as CatalogVisibility).entry === 'function';
+
+export type EventResourceType = 'instances' | 'rgds';
+
+/** Which kind of resource an event is about; undefined for events that are never forwarded as they are. */
+export function eventResourceType(event: DomainEvent): EventResourceType | undefined {
+  switch (event.type) {
+    case 'instance_update':
+    case 'deploy_progress':
+      return 'instances';
+    case 'rgd_update':
+      return 'rgds';
+    default:
+      return undefined;
+  }
+}
+
+/**
+ * Whether `actor` may see an event, decided now (at send time), from current policy: a binding removed a moment
+ * ago stops the flow at once, without reconnecting.
+ * - instance events: `get` on the instance's RBAC object;
+ * - RGD events: the catalog's visibility rule, for a deleted RGD from what the event says about it.
+ */
+function eventVisibility(authz: Authorizer, catalog: CatalogService): (actor: Actor, event: DomainEvent, type: EventResourceType) => boolean {
+  return (actor, event, type) => {
+    if (type === 'instances') return event.object !== undefined ? authz.can(actor, 'get', event.object) : authz.isServerAdmin(actor);
+    const name = event.name ?? '';
+    if (hasVisibility(catalog)) {
+      const rgd = (event.data as { rgd?: Rgd } | undefined)?.rgd;
+      const entry = catalog.entry(name) ?? (rgd && { name, category: rgd.category, project: event.project });
+      return entry !== undefined && catalog.visibleTo(actor, entry as never);
+    }
+    try {
+      catalog.get(actor, name);
+      return true;
+    } catch {
+      return authz.isServerAdmin(actor);
+    }
+  };
+}
+
+/**
+ * "Who may receive this event", answered by core for any transport (the WebSocket server keeps only framing,
+ * buffering and sockets):
+ * - `audienceOf(event)`: the recipients worth asking — a project's members and the Server Admins, or everyone
+ *   for project-less events;
+ * - `visibleTo(event)`: the final say per recipient, decided now from current policy. Instance events are
+ *   decided by `can(actor, 'get', object)` once per principal and remembered until the next policy change (a
+ *   deployment's steps hit the same object again and again); RGD events by the catalog's rule, once per
+ *   principal within the event.
+ * The decision cache is cleared and the audience re-read synchronously on every policy change, before any
+ * `onChange` listener runs and before any other event can be handled.
+ */
+export interface EventAudience<R extends Recipient> extends Disposable {
+  add(recipient: R): void;
+  remove(recipient: R): void;
+  audienceOf(event: DomainEvent): Iterable<R>;
+  visibleTo(event: DomainEvent): (recipient: R) => boolean;
+  /** Runs after a policy change has been taken in (counts may have moved). */
+  onChange(listener: () => void): Disposable;
+  /** Decisions held (operations, tests). */
+  decisions(): number;
+}
+
+export function createEventAudience<R extends Recipient>(deps: { authz: Authorizer; catalog: CatalogService; maxDecisions?: number }): EventAudience<R> {
+  const visible = eventVisibility(deps.authz, deps.catalog);
+  const audience = createAudience<R>(deps.authz);
+  const cache = createDecisionCache(deps.maxDecisions);
+  const listeners = new Set<() => void>();
+  const subscription = deps.authz.onChange(() => {
+    cache.clear();
+    audience.refresh();
+    for (const listener of listeners) listener();
+  });
+  return {
+    add: (recipient) => audience.add(recipient),
+    remove: (recipient) => audience.remove(recipient),
+    audienceOf: (event) => (eventResourceType(event) ? audience.candidates(event) : []),
+    visibleTo(event) {
+      const type = eventResourceType(event);
+      if (!type) return () => false;
+      const remembered = type === 'instances' && event.object !== undefined;
+      const memo: DecisionMemo = remembered ? cache.memoFor(event.object!) : new Map<Principal, boolean>();
+      return ({ principal }) => {
+        let allowed = memo.get(principal);
+        if (allowed === undefined) {
+          allowed = visible(principal.actor, event, type);
+          if (remembered) cache.remember(memo, principal, allowed);
+          else memo.set(principal, allowed);
+        }
+        return allowed;
+      };
+    },
+    onChange(listener) {
+      listeners.add(listener);
+      return { close: () => void listeners.delete(listener) };
+    },
+    decisions: () => cache.size(),
+    close: () => subscription.close(),
+  };
+}

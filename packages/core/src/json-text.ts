@@ -1,0 +1,26 @@
+/**
+ * Serialise once: a value that is sent many times (an instance per resourceVersion, a list page spliced from such
+ * instances) carries its JSON text under a symbol, which JSON.stringify and object spread both ignore, so a copy
+ * never carries a stale text. The server writes `jsonText(body)`.
+ */
+const JSON_TEXT = Symbol('portico.jsonText');
+
+type WithText = { [JSON_TEXT]?: string };
+
+/** Gives `value` its JSON text, computed on first use and kept; the value must not change afterwards (freeze it). */
+export function withLazyJsonText<T extends object>(value: T): T {
+  let text: string | undefined;
+  Object.defineProperty(value, JSON_TEXT, { get: () => (text ??= JSON.stringify(value)), enumerable: false });
+  return value;
+}
+
+/** Gives `value` a JSON text built by the caller (byte-equal to JSON.stringify(value)). */
+export function withJsonText<T extends object>(value: T, text: string): T {
+  Object.defineProperty(value, JSON_TEXT, { value: text, enumerable: false });
+  return value;
+}
+
+/** The JSON text of `value`: the one it carries, or JSON.stringify. */
+export function jsonText(value: unknown): string {
+  return (value !== null && typeof value === 'object' && (value as WithText)[JSON_TEXT]) || JSON.stringify(value);
+}

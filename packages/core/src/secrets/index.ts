@@ -1,0 +1,1 @@
+export { createSecrets, secretAnnotations, secretLabels } from './secrets.js';

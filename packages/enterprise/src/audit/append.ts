@@ -1,0 +1,99 @@
+import type { Pool } from 'pg';
+import type { Queryable } from './db.js';
+import { decodeTime, monotonicFactory, ulid } from 'ulid';
+import { canonicalEvent } from './chain.js';
+import type { AuditDraft, AuditEvent } from './types.js';
+
+const nextId = monotonicFactory();
+
+/**
+ * Gives the draft its ULID (time part = its timestamp, to the millisecond). Ids of this process only grow,
+ * even within a millisecond or when the clock steps back (the timestamp then follows the id, so time
+ * filters and id ranges agree exactly); `at` makes an event of another time (back-fills, tests).
+ */
+export function newEvent(draft: AuditDraft, at?: number): AuditEvent {
+  const id = at === undefined ? nextId() : ulid(at);
+  return { id, timestamp: new Date(decodeTime(id)).toISOString(), ...draft };
+}
+
+/**
+ * One statement appends a batch: it locks the chain head (`FOR UPDATE` waits for any other replica's
+ * append and then reads the head it left), chains the rows onto it in PostgreSQL (`hash` = sha256 of the
+ * previous hash, a newline and the event's canonical JSON: the formula of `chainHash`, which `verify`
+ * recomputes), inserts them and moves the head. A statement is atomic, so on any failure nothing of the
+ * batch is stored; and a batch costs one round trip however many events it carries.
+ */
+const appendSql = `
+WITH RECURSIVE
+batch AS (
+  SELECT * FROM jsonb_to_recordset($1::jsonb) AS b(n int, id text, ts timestamptz, user_id text, user_email text, source_ip text,
+    user_agent text, action text, resource text, name text, project text, namespace text, request_id text, result text,
+    http_status int, details jsonb, canon text)
+),
+head AS (SELECT seq, hash FROM audit_chain WHERE id = 1 FOR UPDATE),
+chain AS (
+  SELECT 0 AS n, head.seq, head.hash, NULL::text AS prev FROM head
+  UNION ALL
+  SELECT c.n + 1, c.seq + 1, encode(sha256(convert_to(c.hash || E'\\n' || b.canon, 'UTF8')), 'hex'), c.hash
+    FROM chain c JOIN batch b ON b.n = c.n + 1
+),
+ins AS (
+  INSERT INTO audit_events (seq, id, ts, user_id, user_email, source_ip, user_agent, action, resource, name, project, namespace,
+                            request_id, result, http_status, details, prev_hash, hash)
+  SELECT c.seq, b.id, b.ts, b.user_id, b.user_email, b.source_ip, b.user_agent, b.action, b.resource, b.name, b.project, b.namespace,
+         b.request_id, b.result, b.http_status, b.details, c.prev, c.hash
+    FROM chain c JOIN batch b ON b.n = c.n
+  RETURNING seq, prev_hash, hash
+)
+UPDATE audit_chain SET seq = last.seq, hash = last.hash, prev_hash = last.prev_hash
+  FROM (SELECT seq, prev_hash, hash FROM ins ORDER BY seq DESC LIMIT 1) AS last
+ WHERE audit_chain.id = 1`;
+
+export async function appendBatch(pool: Queryable, events: readonly AuditEvent[]): Promise<void> {
+  const rows = events.map((e, i) => ({
+    n: i + 1, id: e.id, ts: e.timestamp, user_id: e.userId, user_email: e.userEmail, source_ip: e.sourceIP, user_agent: e.userAgent,
+    action: e.action, resource: e.resource, name: e.name, project: e.project ?? null, namespace: e.namespace ?? null,
+    request_id: e.requestId, result: e.result, http_status: e.httpStatus, details: e.details, canon: canonicalEvent(e),
+  }));
+  await pool.query(appendSql, [JSON.stringify(rows)]);
+}
+
+/** Appends one event on its own (tests, tools); the recorder goes through `createAppender`. */
+export async function appendEvent(pool: Pool, draft: AuditDraft, at?: number): Promise<AuditEvent> {
+  const event = newEvent(draft, at);
+  await appendBatch(pool, [event]);
+  return event;
+}
+
+const MAX_BATCH = 500;
+
+/**
+ * Group commit for one replica: events arriving while a batch is being written go into the next batch,
+ * so concurrent operations share one transaction (one WAL flush) instead of queueing one by one on the
+ * chain head. Each caller learns whether its own event was stored.
+ */
+export function createAppender(pool: Pool): (draft: AuditDraft) => Promise<AuditEvent> {
+  let queue: { event: AuditEvent; resolve: () => void; reject: (error: unknown) => void }[] = [];
+  let writing = false;
+  const drain = async () => {
+    writing = true;
+    while (queue.length > 0) {
+      const batch = queue.slice(0, MAX_BATCH);
+      queue = queue.slice(batch.length);
+      try {
+        await appendBatch(pool, batch.map((p) => p.event));
+        for (const p of batch) p.resolve();
+      } catch (error) {
+        for (const p of batch) p.reject(error);
+      }
+    }
+    writing = false;
+  };
+  return (draft) => {
+    const event = newEvent(draft);
+    return new Promise<AuditEvent>((resolve, reject) => {
+      queue.push({ event, resolve: () => resolve(event), reject });
+      if (!writing) void drain();
+    });
+  };
+}

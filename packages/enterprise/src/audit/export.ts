@@ -1,0 +1,100 @@
+import { Transform, type Readable } from 'node:stream';
+import type { Pool } from 'pg';
+import QueryStream from 'pg-query-stream';
+import { stringify } from 'csv-stringify';
+import { UNBOUNDED_STATEMENT, streaming } from './db.js';
+import { whereOf } from './filter-sql.js';
+import type { AuditRow } from './row.js';
+import type { AuditFilter } from './types.js';
+
+export type ExportFormat = 'csv' | 'ndjson';
+
+const csvColumns = ['id', 'timestamp', 'userId', 'userEmail', 'sourceIP', 'userAgent', 'action', 'resource', 'name', 'project',
+  'namespace', 'requestId', 'result', 'httpStatus', 'details'];
+
+/**
+ * PostgreSQL hands each row over ready to print: the timestamp already in RFC 3339 (as `toISOString` writes
+ * it) and `details` as JSON text, so an export never parses and re-serialises them row by row.
+ */
+const exportColumns = `id, to_char(ts AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS timestamp, user_id, user_email, source_ip,
+  user_agent, action, resource, name, project, namespace, request_id, result, http_status, details::text AS details`;
+
+/** An `audit_events` row as the export selects it: timestamp and details already text (see exportColumns). */
+type ExportRow = Omit<AuditRow, 'seq' | 'ts' | 'details' | 'prev_hash' | 'hash'> & { timestamp: string; details: string };
+
+const q = JSON.stringify;
+
+/** One AuditEvent as a JSON line (the contract's field names; `project`/`namespace` only when set). */
+const jsonLine = (r: ExportRow) =>
+  `{"id":${q(r.id)},"timestamp":${q(r.timestamp)},"userId":${q(r.user_id)},"userEmail":${q(r.user_email)},"sourceIP":${q(r.source_ip)},` +
+  `"userAgent":${q(r.user_agent)},"action":${q(r.action)},"resource":${q(r.resource)},"name":${q(r.name)}` +
+  `${r.project === null ? '' : `,"project":${q(r.project)}`}${r.namespace === null ? '' : `,"namespace":${q(r.namespace)}`}` +
+  `,"requestId":${q(r.request_id)},"result":${q(r.result)},"httpStatus":${r.http_status},"details":${r.details}}\n`;
+
+const ndjson = () =>
+  new Transform({
+    writableObjectMode: true,
+    transform(row: ExportRow, _enc, done) {
+      done(null, jsonLine(row));
+    },
+  });
+
+const csv = () => {
+  const toRecord = new Transform({
+    objectMode: true,
+    transform(r: ExportRow, _enc, done) {
+      done(null, [r.id, r.timestamp, r.user_id, r.user_email, r.source_ip, r.user_agent, r.action, r.resource, r.name, r.project ?? '',
+        r.namespace ?? '', r.request_id, r.result, r.http_status, r.details]);
+    },
+  });
+  // A cell starting with = + - @ would run as a formula in a spreadsheet: csv-stringify quotes it away.
+  const text = stringify({ header: true, columns: csvColumns, escape_formulas: true });
+  return { toRecord, text };
+};
+
+/**
+ * Newest first, every row that matches, of any count: a server-side cursor reads batches as the client
+ * consumes them (back-pressure all the way to PostgreSQL), so memory stays flat. The connection goes back
+ * to the pool when the stream ends, and is dropped when it fails or the client goes away mid-way.
+ */
+export async function exportEvents(pool: Pool, filter: AuditFilter, format: ExportFormat): Promise<Readable> {
+  const client = await pool.connect();
+  try {
+    await client.query('BEGIN READ ONLY');
+    await client.query(UNBOUNDED_STATEMENT);
+  } catch (error) {
+    client.release(error as Error);
+    throw error;
+  }
+  const where = whereOf(filter);
+  const rows = client.query(streaming(new QueryStream(`SELECT ${exportColumns} FROM audit_events ${where.sql} ORDER BY id DESC`, where.values, { batchSize: 2000 })));
+  let released = false;
+  let ended = false;
+  const release = (error?: Error) => {
+    if (released) return;
+    released = true;
+    client.release(error);
+  };
+  let out: Readable;
+  if (format === 'ndjson') out = rows.pipe(ndjson());
+  else {
+    const { toRecord, text } = csv();
+    out = rows.pipe(toRecord).pipe(text);
+  }
+  rows.once('error', (error) => {
+    release(error);
+    out.destroy(error);
+  });
+  rows.once('end', () => {
+    ended = true;
+    client.query('COMMIT').then(() => release(), (error: Error) => release(error));
+  });
+  out.once('close', () => {
+    if (!ended) {
+      rows.destroy();
+      // A cursor abandoned mid-way leaves the connection busy: drop it rather than reuse it.
+      release(new Error('export abandoned'));
+    }
+  });
+  return out;
+}

@@ -1,0 +1,90 @@
+import { isPorticoError, unavailable, type Logger } from '@portico/core';
+import type { Operation, OperationHook } from '@portico/server';
+import type { Pool } from 'pg';
+import { createAppender } from './append.js';
+import { isRecorded, readConfig } from './config.js';
+import { redact } from './redact.js';
+import type { AuditConfig, AuditDraft, AuditResult } from './types.js';
+
+interface Outcome {
+  result: AuditResult;
+  httpStatus: number;
+  error?: { code: string; message: string };
+}
+
+function outcomeOf(error: unknown): Outcome {
+  if (!isPorticoError(error)) return { result: 'error', httpStatus: 500, error: { code: 'INTERNAL_ERROR', message: 'internal error' } };
+  const denied = error.status === 401 || error.status === 403;
+  return { result: denied ? 'denied' : 'error', httpStatus: error.status, error: { code: error.code, message: error.message } };
+}
+
+/** A sign-in that did not succeed is its own action, so `action=login_failed` finds every failed attempt. */
+const actionOf = (facts: Operation, outcome: Outcome) =>
+  facts.action === 'login' && outcome.result !== 'success' ? 'login_failed' : facts.action;
+
+function draftOf(facts: Operation, outcome: Outcome): AuditDraft {
+  const details: Record<string, unknown> = {
+    routeId: facts.routeId,
+    input: redact(facts.input ?? {}, { secretData: facts.resource === 'secrets' }),
+  };
+  if (outcome.error) details.error = { errorCode: outcome.error.code, message: outcome.error.message };
+  const draft: AuditDraft = {
+    // Before sign-in there is no actor: the attempt is recorded under the username it named.
+    userId: facts.actor?.id ?? facts.name,
+    userEmail: facts.actor?.email ?? '',
+    sourceIP: facts.sourceIP,
+    userAgent: facts.userAgent,
+    action: actionOf(facts, outcome),
+    resource: facts.resource,
+    name: facts.name,
+    requestId: facts.requestId,
+    result: outcome.result,
+    httpStatus: outcome.httpStatus,
+    details,
+  };
+  if (facts.project !== undefined) draft.project = facts.project;
+  if (facts.namespace !== undefined) draft.namespace = facts.namespace;
+  return redact(draft) as AuditDraft;
+}
+
+const trailDown = (cause: unknown) => unavailable('audit trail (PostgreSQL)', 5, cause);
+
+/**
+ * The one place operations are recorded: it wraps every audited operation at the route boundary.
+ * Fail closed: the configuration is read from PostgreSQL before the operation runs (which also proves the
+ * database answers), so with PostgreSQL down nothing runs and the caller gets 503. The outcome is appended
+ * before the caller hears of it, so nothing acknowledged is missing from the trail. If PostgreSQL fails in
+ * the moment between the operation and its record, the caller gets 503 and the record goes to the log.
+ */
+export function createAuditRecorder(deps: { pool: Pool; logger: Logger }): OperationHook {
+  const append = createAppender(deps.pool);
+  return async <T>(facts: Operation, run: () => Promise<T>): Promise<T> => {
+    let config: AuditConfig;
+    try {
+      config = await readConfig(deps.pool);
+    } catch (error) {
+      throw trailDown(error);
+    }
+    let outcome: Outcome;
+    let value: T | undefined;
+    let thrown: unknown;
+    try {
+      value = await run();
+      outcome = { result: 'success', httpStatus: facts.successStatus };
+    } catch (error) {
+      thrown = error;
+      outcome = outcomeOf(error);
+    }
+    const draft = draftOf(facts, outcome);
+    if (isRecorded(config, draft.action, draft.resource)) {
+      try {
+        await append(draft);
+      } catch (error) {
+        deps.logger.error({ err: error, audit: draft }, 'audit record could not be written; the caller was told 503');
+        throw trailDown(error);
+      }
+    }
+    if (outcome.result !== 'success') throw thrown;
+    return value as T;
+  };
+}

@@ -1,0 +1,26 @@
+/** Keys whose values are secrets wherever they appear (compared without case, `_` or `-`). */
+const secretKeys = new Set(['password', 'currentpassword', 'newpassword', 'oldpassword', 'token', 'accesstoken', 'refreshtoken', 'idtoken',
+  'secret', 'clientsecret', 'privatekey', 'apikey', 'authorization', 'cookie', 'code', 'ticket']);
+
+export const REDACTED = '[REDACTED]';
+
+const normalise = (key: string) => key.toLowerCase().replace(/[-_]/g, '');
+
+/** PostgreSQL text and jsonb cannot hold NUL; an attacker must not be able to make a record unwritable. */
+const clean = (text: string) => (text.includes('\u0000') ? text.replaceAll('\u0000', '\uFFFD') : text);
+
+/**
+ * A copy of `value` safe to keep forever: every secret-like field at every depth replaced by a marker,
+ * and `data` replaced too where it holds a Secret's values (`secret: true` marks such an input).
+ */
+export function redact(value: unknown, opts: { secretData?: boolean } = {}): unknown {
+  if (typeof value === 'string') return clean(value);
+  if (Array.isArray(value)) return value.map((item) => redact(item, opts));
+  if (value === null || typeof value !== 'object') return value;
+  const out: Record<string, unknown> = {};
+  for (const [key, inner] of Object.entries(value)) {
+    const secret = secretKeys.has(normalise(key)) || (key === 'data' && opts.secretData === true);
+    out[clean(key)] = secret && inner !== undefined ? REDACTED : redact(inner, opts);
+  }
+  return out;
+}

@@ -1,0 +1,12 @@
+import type { Logger, Portico } from '@portico/core';
+import { createAuditModule } from './audit/index.js';
+import type { Enterprise } from './enterprise.js';
+import type { EnterpriseModule } from './plugin.js';
+
+/**
+ * The Enterprise modules beside license, categories and views, each contributing routes, handlers, RBAC rows
+ * and hooks to the one Enterprise plugin. The audit trail registers here.
+ */
+export function createEnterpriseModules(ee: Enterprise, portico: Portico, logger: Logger): EnterpriseModule[] {
+  return [createAuditModule({ pool: ee.database.pool, authz: portico.authz, logger })];
+}

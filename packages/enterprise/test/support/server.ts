@@ -1,0 +1,81 @@
+import { afterAll, beforeAll } from 'vitest';
+import type { Portico } from '@portico/core';
+import { apiAs, type ApiAs } from '../../../server/test/support/api-as.js';
+import { startPorticoServer, type ClusterMode, type PorticoServer, type PorticoServerOptions } from '../../../server/test/support/cluster-modes.js';
+import { createEnterprise, type Enterprise } from '../../src/enterprise.js';
+import { createEnterpriseModules } from '../../src/modules.js';
+import { enterprisePlugin } from '../../src/plugin.js';
+import { createTestDatabase, type TestDatabase } from './db.js';
+import { exampleKeysFile } from './license.js';
+
+export interface EnterpriseServer extends PorticoServer {
+  enterprise: Enterprise;
+  schema: string;
+  database: TestDatabase;
+}
+
+export interface EnterpriseServerOptions extends Omit<PorticoServerOptions, 'plugin' | 'join'> {
+  /** The PostgreSQL schema to use (another replica's); a fresh migrated one otherwise. */
+  database?: TestDatabase;
+  /** Another replica on the same cluster and schema. */
+  join?: EnterpriseServer;
+  /** A license token installed with POST /api/v1/license as the admin after start. */
+  license?: string;
+  now?: () => Date;
+}
+
+/**
+ * The Enterprise edition as `portico-server-enterprise` assembles it (the same plugin and modules), on either cluster
+ * adapter, against the real PostgreSQL in a schema of its own, trusting the example license key.
+ */
+export async function startEnterpriseServer(opts: EnterpriseServerOptions): Promise<EnterpriseServer> {
+  const database = opts.database ?? opts.join?.database ?? (await createTestDatabase());
+  const ownsDatabase = !opts.database && !opts.join;
+  let enterprise: Enterprise | undefined;
+  const plugin = async (portico: Portico) => {
+    enterprise = await createEnterprise({
+      portico,
+      config: { databaseUrl: database.url, schema: database.schema, licenseKeysFile: exampleKeysFile },
+      pool: { connectTimeoutMs: 1_000, statementTimeoutMs: 3_000 },
+      now: opts.now,
+    });
+    await enterprise.database.migrated();
+    return enterprisePlugin(enterprise, createEnterpriseModules(enterprise, portico, portico.logger));
+  };
+  const server = await startPorticoServer({ ...opts, join: opts.join, adminPassword: opts.adminPassword ?? opts.join?.adminPassword, plugin }).catch(async (error: unknown) => {
+    if (ownsDatabase) await database.drop();
+    throw error;
+  });
+  if (opts.license) {
+    const applied = await apiAs(server.url, server.adminToken).post('/api/v1/license', { token: opts.license });
+    if (applied.status !== 200) throw new Error(`installing the test license answered ${applied.status}: ${JSON.stringify(applied.body)}`);
+  }
+  const closeServer = server.close;
+  const close = async () => {
+    await closeServer();
+    if (ownsDatabase) await database.drop();
+  };
+  return Object.assign(server, { enterprise: enterprise!, schema: database.schema, database, close });
+}
+
+/** Starts an Enterprise server before the tests of the enclosing `describe` and closes it after them. */
+export function useEnterprise(mode: ClusterMode, options: Omit<EnterpriseServerOptions, 'mode'> = {}): { ee: EnterpriseServer; admin: ApiAs } {
+  let server: EnterpriseServer | undefined;
+  let admin: ApiAs | undefined;
+  beforeAll(async () => {
+    server = await startEnterpriseServer({ ...options, mode });
+    admin = apiAs(server.url, server.adminToken);
+  }, 90_000);
+  afterAll(async () => {
+    await server?.close();
+  });
+  const later = <T extends object>(what: string, get: () => T | undefined) =>
+    new Proxy({} as T, {
+      get: (_, key) => {
+        const value = get();
+        if (!value) throw new Error(`${what} is not started yet`);
+        return Reflect.get(value, key);
+      },
+    });
+  return { ee: later('the Enterprise server', () => server), admin: later('the admin API', () => admin) };
+}

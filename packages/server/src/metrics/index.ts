@@ -1,0 +1,2 @@
+export { createServerMetrics, type ServerMetrics } from './registry.js';
+export { listenForMetrics, type MetricsListener } from './listener.js';

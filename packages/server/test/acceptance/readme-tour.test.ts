@@ -1,0 +1,139 @@
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import net from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+/**
+ * Issue 16, acceptance 1: a newcomer's first minutes, as the README tells them. The current checkout is cloned
+ * into an empty directory, installed with `npm ci`, started with the README's first command, and the README's
+ * tour is run as written, commands taken from README.md itself so the test breaks when the README drifts. The
+ * one liberty: `localhost:8080` becomes a free port, so the test never collides with a server already running.
+ */
+
+const repoRoot = fileURLToPath(new URL('../../../../', import.meta.url));
+const readme = readFileSync(path.join(repoRoot, 'README.md'), 'utf8');
+
+/** The ```sh blocks of the README, in order. */
+const shellBlocks = [...readme.matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => m[1]);
+const withoutComment = (line: string) => line.replace(/\s+#.*$/, '').trim();
+
+const freePort = () =>
+  new Promise<number>((resolve, reject) => {
+    const server = net.createServer().listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+    server.on('error', reject);
+  });
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** curl prints each answer without a newline: split the concatenated JSON objects at their top-level ends. */
+function jsonValues(text: string): unknown[] {
+  const values: unknown[] = [];
+  let depth = 0;
+  let inString = false;
+  let start = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (inString) {
+      if (c === '\\') i++;
+      else if (c === '"') inString = false;
+    } else if (c === '"') inString = true;
+    else if (c === '{' || c === '[') depth++;
+    else if ((c === '}' || c === ']') && --depth === 0) {
+      values.push(JSON.parse(text.slice(start, i + 1)));
+      start = i + 1;
+    }
+  }
+  expect(text.slice(start).trim()).toBe('');
+  return values;
+}
+
+describe('the README, verbatim, on a fresh clone', () => {
+  let clone: string;
+  let server: ChildProcess | undefined;
+  let output = '';
+  let port: number;
+  const env = () => ({ ...process.env, SERVER_ADDRESS: `127.0.0.1:${port}`, LOG_LEVEL: 'info', npm_config_audit: 'false', npm_config_fund: 'false' });
+
+  const startServer = async (command: string) => {
+    output = '';
+    server = spawn('bash', ['-c', command], { cwd: clone, env: env(), stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    server.stdout!.on('data', (c: Buffer) => (output += c.toString()));
+    server.stderr!.on('data', (c: Buffer) => (output += c.toString()));
+    const started = Date.now();
+    for (;;) {
+      const up = await fetch(`http://127.0.0.1:${port}/healthz`).then((r) => r.ok, () => false);
+      if (up) return (Date.now() - started) / 1000;
+      if (server.exitCode !== null) throw new Error(`the server exited (${server.exitCode}):\n${output}`);
+      if (Date.now() - started > 480_000) throw new Error(`the server did not answer within 8 minutes:\n${output}`);
+      await sleep(200);
+    }
+  };
+
+  const stopServer = async () => {
+    if (!server || server.exitCode !== null) return;
+    const exited = new Promise((r) => server!.once('exit', r));
+    process.kill(-server.pid!, 'SIGTERM'); // the whole group: bash, npm and the server
+    await exited;
+  };
+
+  beforeAll(async () => {
+    clone = mkdtempSync(path.join(tmpdir(), 'portico-readme-'));
+    port = await freePort();
+    const cloned = spawnSync('git', ['clone', '--quiet', '--no-hardlinks', repoRoot, clone], { encoding: 'utf8' });
+    if (cloned.status !== 0) throw new Error(`git clone failed: ${cloned.stderr}`);
+  }, 120_000);
+
+  // Removing the clone's node_modules takes a while on a busy machine.
+  afterAll(async () => {
+    await stopServer().catch(() => undefined);
+    rmSync(clone, { recursive: true, force: true });
+  }, 240_000);
+
+  it('starts with the two set-up commands: start the server, run the tests', () => {
+    const [setUp] = shellBlocks;
+    expect(readme.trimStart().split('\n').slice(0, 2)).toEqual(['# Portico', '']);
+    expect(readme.indexOf('```sh')).toBeLessThan(readme.indexOf('\n## '));
+    expect(setUp.trim().split('\n').map(withoutComment)).toEqual(['npm ci && npm start', 'npm test']);
+  });
+
+  it('npm ci && npm start serves the sample catalog and shows the admin password; the tour then works as written', async () => {
+    const startCommand = withoutComment(shellBlocks[0].split('\n')[0]);
+    // npm ci from the local cache when it has the packages (CI ran npm ci just before), from the registry otherwise.
+    await startServer(startCommand.replace('npm ci', 'npm ci --prefer-offline'));
+
+    // A fresh clone has nothing built: the packages the server runs are compiled, JavaScript only.
+    expect(output.match(/building @portico\/\w+/g)).toEqual(['building @portico/api', 'building @portico/core', 'building @portico/server']);
+    const exported = /^│\s+(export PORTICO_PASSWORD='[^']+')\s+│$/m.exec(output)?.[1];
+    expect(exported, `the password box in:\n${output}`).toBeDefined();
+
+    const tour = shellBlocks.find((block) => block.includes('PORTICO_PASSWORD'))!;
+    expect(tour).toContain('localhost:8080');
+    const script = `set -euo pipefail\n${exported}\n${tour.replaceAll('localhost:8080', `localhost:${port}`)}`;
+    const run = spawnSync('bash', ['-c', script], { cwd: clone, env: env(), encoding: 'utf8' });
+    expect(run.stderr).toBe('');
+    expect(run.status).toBe(0);
+
+    // Three JSON answers, one per curl after the sign-in: the catalog, the filtered list, one RGD.
+    const answers = jsonValues(run.stdout) as any[];
+    expect(answers).toHaveLength(3);
+    const [catalog, filtered, one] = answers;
+    expect(catalog.items.length).toBeGreaterThanOrEqual(5);
+    expect(filtered.items.map((r: { name: string }) => r.name)).toEqual(['postgres-database']);
+    expect(one).toMatchObject({ name: 'postgres-database', schema: expect.any(Object) });
+  }, 600_000);
+
+  it('a second npm start builds nothing, keeps the password and shows no new one', async () => {
+    await stopServer();
+    const seconds = await startServer('npm start');
+    // The number the issue asks for (under 10 s on an idle machine) is measured, not asserted: CI machines vary.
+    process.stdout.write(`second npm start ready in ${seconds.toFixed(1)} s\n`);
+    expect(output).not.toContain('PORTICO_PASSWORD');
+    expect(output).not.toContain('portico: building');
+  }, 600_000);
+});
