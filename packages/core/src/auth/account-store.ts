@@ -16,13 +16,14 @@ export const ACCOUNTS_SECRET = 'portico-accounts';
 export interface AccountStore {
   /** From the in-memory copy (at most `refreshMs` stale): the token-verification path. */
   cached(username: string): Promise<LocalAccount | undefined>;
-  /** Re-read from the cluster first: sign-in and account changes. */
+  /** Re-read from the cluster first, by a read begun after the call: sign-in, account changes, revocations. */
   fresh(username: string): Promise<LocalAccount | undefined>;
   /**
-   * Re-read unless the copy is under `recentMs` old: a token the cached copy refuses (an account just created,
-   * or re-created, on another replica) is checked against the cluster, at most a few times a second.
+   * From a copy whose read began after `since` (epoch ms), re-reading if the copy is older: a token the cached
+   * copy refuses (its account just created, or re-created, on another replica before `since`) is checked
+   * against the cluster state that holds it. Concurrent callers share one read.
    */
-  recent(username: string): Promise<LocalAccount | undefined>;
+  recent(username: string, since: number): Promise<LocalAccount | undefined>;
   /** Fresh, admin first, then by username. */
   list(): Promise<LocalAccount[]>;
   /** CONFLICT if the username exists (the admin's included). */
@@ -91,24 +92,48 @@ export interface AccountStoreOptions {
 
 export function createAccountStore(options: AccountStoreOptions): AccountStore {
   const { secrets, logger, now, refreshMs = 2_000, maxStaleMs = 30_000 } = options;
-  const recentMs = Math.min(250, refreshMs);
   let admin: LocalAccount | undefined;
   let accounts = new Map<string, LocalAccount>();
+  // When the read behind the copy began: the copy holds every write made elsewhere before that moment.
   let loadedAt = Number.NEGATIVE_INFINITY;
   // Counts writes through this store: a re-read that overlapped a write may hold older data and is dropped.
   let writes = 0;
-  let inflight: Promise<void> | undefined;
+  // Reads are numbered as they begin, so a caller can tell a read that began after it asked from one that was
+  // already under way (and may have missed a write made on another replica a moment before).
+  let readsBegun = 0;
+  let lastRead = 0;
+  let inflight: { n: number; done: Promise<void> } | undefined;
 
-  const load = async () => {
+  const load = async (n: number) => {
     const started = writes;
+    const startedAt = now();
     const [adminData, accountsData] = await Promise.all([secrets.read(ADMIN_SECRET), secrets.read(ACCOUNTS_SECRET)]);
     if (writes !== started) return;
     admin = adminFromSecret(adminData);
     accounts = accountsFromSecret(accountsData);
-    loadedAt = now();
+    loadedAt = startedAt;
+    lastRead = n;
   };
 
-  const reload = (): Promise<void> => (inflight ??= load().finally(() => (inflight = undefined)));
+  const beginRead = (): Promise<void> => {
+    const n = ++readsBegun;
+    const done = load(n).finally(() => {
+      if (inflight?.n === n) inflight = undefined;
+    });
+    inflight = { n, done };
+    return done;
+  };
+
+  /** Any read: the one under way, or a new one. */
+  const reload = (): Promise<void> => inflight?.done ?? beginRead();
+
+  /** A read that began after this call; one begun meanwhile by another caller is shared. */
+  const readBegunNow = async (): Promise<void> => {
+    const asked = readsBegun;
+    while (inflight && inflight.n <= asked) await inflight.done.catch(() => undefined);
+    if (lastRead > asked) return;
+    return inflight ? inflight.done : beginRead();
+  };
 
   const wrote = () => {
     writes++;
@@ -130,14 +155,14 @@ export function createAccountStore(options: AccountStoreOptions): AccountStore {
     },
 
     async fresh(username) {
-      await reload();
+      await readBegunNow();
       return lookup(username);
     },
 
-    async recent(username) {
-      if (now() - loadedAt > recentMs) {
+    async recent(username, since) {
+      if (loadedAt <= since) {
         // Only a second opinion: when the cluster cannot answer, the copy's answer stands.
-        await reload().catch((e: unknown) => logger.warn({ err: e }, 'local accounts could not be re-read'));
+        await readBegunNow().catch((e: unknown) => logger.warn({ err: e }, 'local accounts could not be re-read'));
       }
       return lookup(username);
     },

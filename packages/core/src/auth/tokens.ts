@@ -96,10 +96,12 @@ export function createTokens(options: TokenOptions): Tokens {
     // KV errors (SERVICE_UNAVAILABLE) propagate: a token whose revocation cannot be checked does not pass.
     if ((await kv.get(revokedKey(actor.tokenId))) !== undefined) throw unauthorized(INVALID_TOKEN);
     if (actor.local) {
-      // The copy may be up to a refresh old: what it refuses is asked again of the cluster (rate-bounded), so an
-      // account created a moment ago on another replica works here at once. What it accepts stays accepted
-      // for at most that refresh; revocation notices close open sockets sooner (revocations.ts).
-      const accepted = accountAccepts(await accounts.cached(actor.id), actor) || accountAccepts(await accounts.recent(actor.id), actor);
+      // The copy may be up to a refresh old: what it refuses is asked again of a copy read after the token was
+      // issued (its account existed by then, on whichever replica), so an account created a moment ago on
+      // another replica works here at once, while an old token of a deleted account costs no re-read. What the
+      // copy accepts stays accepted for at most a refresh; revocation notices close open sockets sooner.
+      const issuedBy = actor.issuedAt.getTime() + 1000 + CLOCK_TOLERANCE_SECONDS * 1000;
+      const accepted = accountAccepts(await accounts.cached(actor.id), actor) || accountAccepts(await accounts.recent(actor.id, issuedBy), actor);
       if (!accepted) throw unauthorized(INVALID_TOKEN);
     }
   };
