@@ -84,6 +84,9 @@ const env = {
   LOG_LEVEL: 'warn',
   PORTICO_WS_MAX_BUFFER_BYTES: String(8 * 1024 * 1024),
   PORTICO_WS_HEARTBEAT_MS: '30000',
+  // Every simulated user connects from the one loopback address; the per-address cap (256 by default) is for
+  // real clients and would refuse the 2,000 benchmark sockets.
+  PORTICO_MAX_CONNECTIONS_PER_IP: '100000',
 };
 const config = loadConfig(env);
 const logger = createLogger('warn');
