@@ -1,4 +1,4 @@
-// The Enterprise part of the wire contract (§12.1, §12.3, §12.4): a subpath of its own (`@portico/api/enterprise`)
+// The Enterprise part of the wire contract (§12): a subpath of its own (`@portico/api/enterprise`)
 // so the SDK and the Enterprise server share it while the OSS server, which imports only `@portico/api`,
 // never loads it.
 export * from './license.js';
@@ -6,3 +6,4 @@ export * from './categories.js';
 export * from './views.js';
 export * from './routes.js';
 export * from './audit.js';
+export * from './compliance-history.js';

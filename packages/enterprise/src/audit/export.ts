@@ -1,8 +1,7 @@
 import { Transform, type Readable } from 'node:stream';
 import type { Pool } from 'pg';
-import QueryStream from 'pg-query-stream';
 import { stringify } from 'csv-stringify';
-import { UNBOUNDED_STATEMENT, streaming } from './db.js';
+import { streamQuery } from '../db/cursor.js';
 import { whereOf } from './filter-sql.js';
 import type { AuditRow } from './row.js';
 import type { AuditFilter } from './types.js';
@@ -58,43 +57,10 @@ const csv = () => {
  * to the pool when the stream ends, and is dropped when it fails or the client goes away mid-way.
  */
 export async function exportEvents(pool: Pool, filter: AuditFilter, format: ExportFormat): Promise<Readable> {
-  const client = await pool.connect();
-  try {
-    await client.query('BEGIN READ ONLY');
-    await client.query(UNBOUNDED_STATEMENT);
-  } catch (error) {
-    client.release(error as Error);
-    throw error;
-  }
   const where = whereOf(filter);
-  const rows = client.query(streaming(new QueryStream(`SELECT ${exportColumns} FROM audit_events ${where.sql} ORDER BY id DESC`, where.values, { batchSize: 2000 })));
-  let released = false;
-  let ended = false;
-  const release = (error?: Error) => {
-    if (released) return;
-    released = true;
-    client.release(error);
-  };
-  let out: Readable;
-  if (format === 'ndjson') out = rows.pipe(ndjson());
-  else {
+  return streamQuery(pool, `SELECT ${exportColumns} FROM audit_events ${where.sql} ORDER BY id DESC`, where.values, (rows) => {
+    if (format === 'ndjson') return rows.pipe(ndjson());
     const { toRecord, text } = csv();
-    out = rows.pipe(toRecord).pipe(text);
-  }
-  rows.once('error', (error) => {
-    release(error);
-    out.destroy(error);
+    return rows.pipe(toRecord).pipe(text);
   });
-  rows.once('end', () => {
-    ended = true;
-    client.query('COMMIT').then(() => release(), (error: Error) => release(error));
-  });
-  out.once('close', () => {
-    if (!ended) {
-      rows.destroy();
-      // A cursor abandoned mid-way leaves the connection busy: drop it rather than reuse it.
-      release(new Error('export abandoned'));
-    }
-  });
-  return out;
 }

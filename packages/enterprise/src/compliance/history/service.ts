@@ -1,0 +1,55 @@
+import type * as api from '@portico/api/enterprise';
+import type { Actor, Authorizer } from '@portico/core';
+import type { Pool } from 'pg';
+import type { Readable } from 'node:stream';
+import { withDatabase } from '../../db/outage.js';
+import { exportHistory } from './export.js';
+import { constraintOf, resourceOf, type HistoryFilter, type HistoryScope } from './filter-sql.js';
+import { countHistory, listHistory } from './query.js';
+
+export interface HistoryDownload {
+  stream: Readable;
+  contentType: string;
+  filename: string;
+}
+
+/** The history routes of §12.5: every answer holds only what the caller may see. */
+export interface HistoryService {
+  list(actor: Actor, query: api.ViolationHistoryListQuery): Promise<api.ViolationHistoryList>;
+  count(actor: Actor, query: api.ViolationHistoryFilterQuery): Promise<api.ViolationHistoryCount>;
+  export(actor: Actor, query: api.ViolationHistoryExportQuery): Promise<HistoryDownload>;
+}
+
+/**
+ * The same rule as live violations: a Server Admin sees every record; anybody else those of the projects they
+ * are a member of (the project stored with the record), and nothing else — not even that others exist.
+ */
+export function historyScope(authz: Pick<Authorizer, 'isServerAdmin' | 'memberProjects'>, actor: Actor): HistoryScope {
+  return authz.isServerAdmin(actor) ? { all: true } : { all: false, projects: authz.memberProjects(actor) };
+}
+
+export function filterOf(q: api.ViolationHistoryFilterQuery): HistoryFilter {
+  return {
+    since: q.since === undefined ? undefined : new Date(q.since),
+    until: q.until === undefined ? undefined : new Date(q.until),
+    enforcement: q.enforcement,
+    constraint: q.constraint === undefined ? undefined : constraintOf(q.constraint),
+    resource: q.resource === undefined ? undefined : resourceOf(q.resource),
+    status: q.status,
+  };
+}
+
+export function createHistoryService(deps: { pool: Pool; authz: Pick<Authorizer, 'isServerAdmin' | 'memberProjects'>; retentionDays: number }): HistoryService {
+  return {
+    list: (actor, query) => withDatabase(() => listHistory(deps.pool, historyScope(deps.authz, actor), filterOf(query), query.page, query.pageSize)),
+    async count(actor, query) {
+      const count = await withDatabase(() => countHistory(deps.pool, historyScope(deps.authz, actor), filterOf(query)));
+      return { count, retentionDays: deps.retentionDays };
+    },
+    async export(actor, query) {
+      const stream = await withDatabase(() => exportHistory(deps.pool, historyScope(deps.authz, actor), filterOf(query)));
+      const stamp = new Date().toISOString().replace(/[:.]/g, '-');
+      return { stream, contentType: 'text/csv; charset=utf-8', filename: `violation-history-${stamp}.csv` };
+    },
+  };
+}
