@@ -1,3 +1,4 @@
+import { historyRetentionDays } from './compliance/history/config.js';
 import { assertSchemaName } from './db/pool.js';
 
 export interface EnterpriseConfig {
@@ -7,6 +8,8 @@ export interface EnterpriseConfig {
   licenseKeysFile?: string;
   /** A license token file read at start when no license Secret exists yet. */
   licenseFile?: string;
+  /** Days resolved violations stay in the compliance history (`PORTICO_COMPLIANCE_RETENTION_DAYS`, default 90). */
+  complianceRetentionDays?: number;
 }
 
 /** Reads the Enterprise variables; a missing or invalid one stops start-up with a message naming it. */
@@ -25,5 +28,6 @@ export function loadEnterpriseConfig(env: NodeJS.ProcessEnv): EnterpriseConfig {
     schema,
     licenseKeysFile: env.PORTICO_LICENSE_KEYS?.trim() || undefined,
     licenseFile: env.PORTICO_LICENSE_FILE?.trim() || undefined,
+    complianceRetentionDays: historyRetentionDays(env),
   };
 }

@@ -23,10 +23,16 @@ export const UNBOUNDED_STATEMENT = 'SET LOCAL statement_timeout = 0';
  */
 export async function streamQuery(pool: Pool, sql: string, values: unknown[], finish: (rows: Readable) => Readable, batchSize = 2000): Promise<Readable> {
   const client = await pool.connect();
+  // Between statements a checked-out client has no query to fail: a lost connection is emitted as an event,
+  // which would end the process without a listener. The stream fails instead.
+  let out: Readable | undefined;
+  const onLost = (error: Error) => out?.destroy(error);
+  client.on('error', onLost);
   try {
     await client.query('BEGIN READ ONLY');
     await client.query(UNBOUNDED_STATEMENT);
   } catch (error) {
+    client.off('error', onLost);
     client.release(error as Error);
     throw error;
   }
@@ -36,23 +42,25 @@ export async function streamQuery(pool: Pool, sql: string, values: unknown[], fi
   const release = (error?: Error) => {
     if (released) return;
     released = true;
+    client.off('error', onLost);
     client.release(error);
   };
-  const out = finish(rows);
+  const stream = finish(rows);
+  out = stream;
   rows.once('error', (error) => {
     release(error);
-    out.destroy(error);
+    stream.destroy(error);
   });
   rows.once('end', () => {
     ended = true;
     client.query('COMMIT').then(() => release(), (error: Error) => release(error));
   });
-  out.once('close', () => {
+  stream.once('close', () => {
     if (!ended) {
       rows.destroy();
       // A cursor abandoned mid-way leaves the connection busy: drop it rather than reuse it.
       release(new Error('export abandoned'));
     }
   });
-  return out;
+  return stream;
 }

@@ -4,7 +4,7 @@ import { apiAs, type ApiAs } from '../../../server/test/support/api-as.js';
 import { startPorticoServer, type ClusterMode, type PorticoServer, type PorticoServerOptions } from '../../../server/test/support/cluster-modes.js';
 import { createEnterprise, type Enterprise } from '../../src/enterprise.js';
 import { createEnterpriseModules } from '../../src/modules.js';
-import { enterprisePlugin } from '../../src/plugin.js';
+import { enterprisePlugin, type EnterpriseModule } from '../../src/plugin.js';
 import { createTestDatabase, type TestDatabase } from './db.js';
 import { exampleKeysFile } from './license.js';
 
@@ -22,6 +22,8 @@ export interface EnterpriseServerOptions extends Omit<PorticoServerOptions, 'plu
   /** A license token installed with POST /api/v1/license as the admin after start. */
   license?: string;
   now?: () => Date;
+  /** Modules added beside those the edition assembles (a module under test with a double of its source). */
+  modules?: (enterprise: Enterprise, portico: Portico) => EnterpriseModule[];
 }
 
 /**
@@ -40,7 +42,7 @@ export async function startEnterpriseServer(opts: EnterpriseServerOptions): Prom
       now: opts.now,
     });
     await enterprise.database.migrated();
-    return enterprisePlugin(enterprise, createEnterpriseModules(enterprise, portico, portico.logger));
+    return enterprisePlugin(enterprise, [...createEnterpriseModules(enterprise, portico, portico.logger), ...(opts.modules?.(enterprise, portico) ?? [])]);
   };
   const server = await startPorticoServer({ ...opts, join: opts.join, adminPassword: opts.adminPassword ?? opts.join?.adminPassword, plugin }).catch(async (error: unknown) => {
     if (ownsDatabase) await database.drop();

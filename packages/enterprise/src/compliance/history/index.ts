@@ -19,6 +19,11 @@ export interface HistoryModuleDeps {
   authz: Pick<Authorizer, 'isServerAdmin' | 'memberProjects'>;
   logger: Logger;
   violations: ViolationSource;
+  /**
+   * Resolves once the index reflects the cluster (its first sync). The reconcile waits for it: an index not
+   * yet synced would make every recorded violation look fixed.
+   */
+  synced: Promise<unknown>;
   retentionDays: number;
   retentionEveryMs?: number;
 }
@@ -30,7 +35,7 @@ export interface HistoryModuleDeps {
 export function createHistoryModule(deps: HistoryModuleDeps): EnterpriseModule {
   const recorder = createHistoryRecorder({ pool: deps.pool, logger: deps.logger, current: () => deps.violations.current() });
   const subscription = deps.violations.onViolationChange((change) => recorder.record(change));
-  void deps.violations.synced().then(() => recorder.reconcile(), (error: unknown) => deps.logger.warn({ err: error }, 'violation index never synced: history not reconciled'));
+  void deps.synced.then(() => recorder.reconcile(), (error: unknown) => deps.logger.warn({ err: error }, 'violation index never synced: history not reconciled'));
   const retention = async () => {
     try {
       const removed = await applyHistoryRetention(deps.pool, deps.retentionDays);

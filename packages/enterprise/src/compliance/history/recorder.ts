@@ -75,6 +75,9 @@ export function createHistoryRecorder(deps: HistoryRecorderDeps): HistoryRecorde
   const exclusively = async (work: (db: PoolClient) => Promise<void>) => {
     const client = await deps.pool.connect();
     let failed: Error | undefined;
+    // A connection lost between statements is emitted, not thrown: note it so the client is dropped.
+    const onLost = (error: Error) => (failed = error);
+    client.on('error', onLost);
     try {
       await client.query('BEGIN');
       await client.query(HISTORY_LOCK);
@@ -85,6 +88,7 @@ export function createHistoryRecorder(deps: HistoryRecorderDeps): HistoryRecorde
       throw error;
     } finally {
       // A connection that could not even roll back is dropped, not handed to the next caller.
+      client.off('error', onLost);
       client.release(failed);
     }
   };
