@@ -6,3 +6,4 @@ export * from './categories.js';
 export * from './views.js';
 export * from './routes.js';
 export * from './audit.js';
+export * from './compliance.js';
