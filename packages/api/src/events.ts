@@ -5,8 +5,14 @@ import { Rgd } from './rgds.js';
 export const SubscriptionResourceType = z.enum(['instances', 'rgds', 'projects', 'all']);
 export type SubscriptionResourceType = z.infer<typeof SubscriptionResourceType>;
 
+/**
+ * A built-in resourceType, or one an edition adds (Enterprise: `violations`); the server answers
+ * INVALID_RESOURCE_TYPE for one it does not serve.
+ */
+export const AnyResourceType = z.union([SubscriptionResourceType, z.string().regex(/^[a-z][a-z-]{0,31}$/, 'must be a resource type name')]);
+
 export const SubscriptionFilter = z.object({
-  resourceType: SubscriptionResourceType,
+  resourceType: AnyResourceType,
   project: z.string().max(63).optional(),
   namespace: z.string().max(63).optional(),
   name: z.string().max(253).optional(),
@@ -72,7 +78,10 @@ export const serverEventData = {
   rgd_update: RgdUpdate,
   counts_update: CountsUpdate,
   resync: Resync,
+  /** Enterprise (§12.5): the shapes are in `@portico/api/enterprise` (complianceEventData). */
   violation_update: z.record(z.string(), z.unknown()),
+  template_update: z.record(z.string(), z.unknown()),
+  constraint_update: z.record(z.string(), z.unknown()),
 } as const;
 export type ServerEventType = keyof typeof serverEventData;
 

@@ -26,6 +26,8 @@ export const Instance = z.object({
   resourceVersion: z.string(),
   uid: z.string(),
   gitCommit: z.string().optional(),
+  /** On a create's 201 only, when an edition's checks let it through with findings (Enterprise: `warn` policies). */
+  details: z.object({ warnings: z.array(z.unknown()) }).optional(),
 });
 export type Instance = z.infer<typeof Instance>;
 

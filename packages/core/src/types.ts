@@ -148,7 +148,8 @@ export interface InstancesService {
 /** A domain event before per-subscriber filtering; `object` is the RBAC object a receiver must be able to `get`. */
 export interface DomainEvent {
   /** `session_revoked` travels between replicas only (auth/revocations.ts); it is never sent to clients as is. */
-  type: 'instance_update' | 'deploy_progress' | 'rgd_update' | 'counts_changed' | 'session_revoked' | 'resync';
+  // Edition modules add their own types (an EventStream registers them with the live stream).
+  type: 'instance_update' | 'deploy_progress' | 'rgd_update' | 'counts_changed' | 'session_revoked' | 'resync' | (string & {});
   /** RBAC object for instance events; for rgd events the catalog decides visibility. */
   object?: string;
   project?: string;

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 import { createLogger, createPortico, loadConfig, type Logger } from '@portico/core';
-import { attachWebSocket, createServer } from '@portico/server';
+import { attachWebSocket, createServer, pluginEventStreams } from '@portico/server';
 import { loadEnterpriseConfig } from './config.js';
 import { createEnterpriseModules } from './modules.js';
 import { createEnterprise } from './enterprise.js';
@@ -33,7 +33,7 @@ async function main(): Promise<void> {
     throw error;
   });
   const plugin = enterprisePlugin(ee, createEnterpriseModules(ee, portico, logger));
-  const app = createServer(portico, { upgrade: (server) => attachWebSocket(server, portico), plugins: [plugin] });
+  const app = createServer(portico, { upgrade: (server) => attachWebSocket(server, portico, { streams: pluginEventStreams([plugin]) }), plugins: [plugin] });
   const address = await app.listen(config.server.host, config.server.port).catch(async (error: unknown) => {
     await plugin.stop?.().catch(() => {});
     await portico.stop().catch(() => {});

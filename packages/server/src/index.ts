@@ -4,3 +4,4 @@ export { attachWebSocket, type WebSocketOptions, type WebSocketHandle } from './
 export { pluginHandler, type Handler, type Call, type PluginCall, type PluginInput, type Reply } from './handlers/types.js';
 export { type Operation, type OperationHook, type PorticoPlugin } from './plugin.js';
 export { createServerMetrics, listenForMetrics, type ServerMetrics, type MetricsListener } from './metrics/index.js';
+export { pluginEventStreams } from './plugins.js';

@@ -1,5 +1,5 @@
 import type { RbacResourceRow, RouteDef } from '@portico/api';
-import type { Actor, ComponentHealth } from '@portico/core';
+import type { Actor, ComponentHealth, EventStream } from '@portico/core';
 import type { Handler } from './handlers/types.js';
 
 /**
@@ -45,6 +45,8 @@ export type OperationHook = <T>(operation: Operation, run: () => Promise<T>) => 
  * - `rbacResources` are rows of the RBAC vocabulary (can-i, policies, docs);
  * - `readiness` adds components to `/readyz`;
  * - `onOperation` wraps every mutating request (audit, fail closed);
+ * - `eventStreams` are event types it adds to `/ws` (a subscription resourceType and who may see each event);
+ *   pass them to `attachWebSocket` as `streams` (pluginEventStreams);
  * - `stop` runs at shutdown after the HTTP server closed.
  * Services live on the module itself; migrations are the module's own (run before it is handed over).
  */
@@ -57,5 +59,6 @@ export interface PorticoPlugin {
   rbacResources?: readonly RbacResourceRow[];
   readiness?: Readonly<Record<string, () => Promise<ComponentHealth>>>;
   onOperation?: OperationHook;
+  eventStreams?: readonly EventStream[];
   stop?(): Promise<void>;
 }

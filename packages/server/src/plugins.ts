@@ -43,3 +43,6 @@ export function pluginPortico(portico: Portico, plugins: readonly PorticoPlugin[
     },
   };
 }
+
+/** The event streams of every plugin, for `attachWebSocket`'s `streams`. */
+export const pluginEventStreams = (plugins: readonly PorticoPlugin[]) => plugins.flatMap((p) => p.eventStreams ?? []);

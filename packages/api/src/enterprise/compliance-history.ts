@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { PageQuery, Timestamp } from '../common.js';
+import { Timestamp } from '../common.js';
+import { CompliancePageQuery, EnforcementAction } from './compliance.js';
 import type { EnterpriseRouteDef } from './routes.js';
 
 /** One violation of one constraint by one resource, from first seen to resolved (§12.5, kept in PostgreSQL). */
@@ -12,7 +13,7 @@ export const ViolationHistoryRecord = z.object({
   /** Empty for a cluster-scoped resource. */
   resourceNamespace: z.string(),
   resourceName: z.string(),
-  enforcementAction: z.string(),
+  enforcementAction: EnforcementAction,
   message: z.string(),
   firstSeen: Timestamp,
   resolvedAt: Timestamp.nullable(),
@@ -20,6 +21,7 @@ export const ViolationHistoryRecord = z.object({
 });
 export type ViolationHistoryRecord = z.infer<typeof ViolationHistoryRecord>;
 
+/** The list envelope of §12.5 (`total`, not `totalCount`). */
 export const ViolationHistoryList = z.object({
   items: z.array(ViolationHistoryRecord),
   total: z.number().int(),
@@ -45,14 +47,14 @@ const Segment = '[^/]{1,253}';
 export const ViolationHistoryFilterQuery = z.object({
   since: Instant.optional(),
   until: Instant.optional(),
-  enforcement: z.enum(['deny', 'warn', 'dryrun']).optional(),
+  enforcement: EnforcementAction.optional(),
   constraint: z.string().regex(new RegExp(`^${Segment}/${Segment}$`), 'must be Kind/name').optional(),
   resource: z.string().regex(new RegExp(`^${Segment}(/${Segment})?/${Segment}$`), 'must be Kind/namespace/name (Kind/name when cluster-scoped)').optional(),
   status: z.enum(['active', 'resolved', 'all']).default('all'),
 });
 export type ViolationHistoryFilterQuery = z.infer<typeof ViolationHistoryFilterQuery>;
 
-export const ViolationHistoryListQuery = ViolationHistoryFilterQuery.extend({ page: PageQuery.page, pageSize: PageQuery.pageSize });
+export const ViolationHistoryListQuery = ViolationHistoryFilterQuery.extend(CompliancePageQuery.shape);
 export type ViolationHistoryListQuery = z.infer<typeof ViolationHistoryListQuery>;
 
 /** An export names where it starts: `since` is required, so nobody downloads years by accident. */

@@ -6,4 +6,5 @@ export * from './categories.js';
 export * from './views.js';
 export * from './routes.js';
 export * from './audit.js';
+export * from './compliance.js';
 export * from './compliance-history.js';

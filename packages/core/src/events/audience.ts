@@ -21,6 +21,8 @@ export interface Audience<Connection extends Recipient> {
   refresh(): void;
   /** Connections to consider for an event: the project's members and admins, or everyone for project-less events. */
   candidates(event: DomainEvent): Iterable<Connection>;
+  /** Every connection (events of registered streams, decided one by one). */
+  everyone(): Iterable<Connection>;
 }
 
 export function createAudience<Connection extends Recipient>(authz: Authorizer): Audience<Connection> {
@@ -65,6 +67,7 @@ export function createAudience<Connection extends Recipient>(authz: Authorizer):
         link(conn, conn.principal.actor);
       }
     },
+    everyone: () => all,
     candidates(event) {
       if (event.project === undefined || event.type === 'rgd_update') return all;
       const members = byProject.get(event.project) ?? none;

@@ -16,6 +16,19 @@ const hasVisibility = (catalog: unknown): catalog is CatalogVisibility =>
 
 export type EventResourceType = 'instances' | 'rgds';
 
+/**
+ * A kind of event an edition module adds to the live stream (Enterprise compliance: `violations`): the
+ * subscription `resourceType` that selects it (`all` covers it too), the event types that belong to it, and
+ * who may receive one, decided per recipient at send time like the built-in types. Its events are considered
+ * for every connection (not only the members of `event.project`), since a stream may be visible to holders of
+ * global policies; `visibleTo` has the final say.
+ */
+export interface EventStream {
+  resourceType: string;
+  eventTypes: readonly string[];
+  visibleTo(actor: Actor, event: DomainEvent): boolean;
+}
+
 /** Which kind of resource an event is about; undefined for events that are never forwarded as they are. */
 export function eventResourceType(event: DomainEvent): EventResourceType | undefined {
   switch (event.type) {
@@ -66,6 +79,10 @@ function eventVisibility(authz: Authorizer, catalog: CatalogService): (actor: Ac
  * `onChange` listener runs and before any other event can be handled.
  */
 export interface EventAudience<R extends Recipient> extends Disposable {
+  /** The subscription resourceType an event belongs to (built-in or a registered stream's); undefined: not sent. */
+  resourceTypeOf(event: DomainEvent): string | undefined;
+  /** Every resourceType a client may subscribe to here, `all` included. */
+  resourceTypes(): readonly string[];
   add(recipient: R): void;
   remove(recipient: R): void;
   audienceOf(event: DomainEvent): Iterable<R>;
@@ -76,8 +93,11 @@ export interface EventAudience<R extends Recipient> extends Disposable {
   decisions(): number;
 }
 
-export function createEventAudience<R extends Recipient>(deps: { authz: Authorizer; catalog: CatalogService; maxDecisions?: number }): EventAudience<R> {
+export function createEventAudience<R extends Recipient>(deps: { authz: Authorizer; catalog: CatalogService; maxDecisions?: number; streams?: readonly EventStream[] }): EventAudience<R> {
   const visible = eventVisibility(deps.authz, deps.catalog);
+  const streamOf = new Map<string, EventStream>();
+  for (const stream of deps.streams ?? []) for (const type of stream.eventTypes) streamOf.set(type, stream);
+  const types = ['instances', 'rgds', 'projects', ...new Set((deps.streams ?? []).map((s) => s.resourceType)), 'all'];
   const audience = createAudience<R>(deps.authz);
   const cache = createDecisionCache(deps.maxDecisions);
   const listeners = new Set<() => void>();
@@ -87,10 +107,21 @@ export function createEventAudience<R extends Recipient>(deps: { authz: Authoriz
     for (const listener of listeners) listener();
   });
   return {
+    resourceTypeOf: (event) => eventResourceType(event) ?? streamOf.get(event.type)?.resourceType,
+    resourceTypes: () => types,
     add: (recipient) => audience.add(recipient),
     remove: (recipient) => audience.remove(recipient),
-    audienceOf: (event) => (eventResourceType(event) ? audience.candidates(event) : []),
+    audienceOf: (event) => (eventResourceType(event) ? audience.candidates(event) : streamOf.has(event.type) ? audience.everyone() : []),
     visibleTo(event) {
+      const stream = streamOf.get(event.type);
+      if (stream) {
+        const decided = new Map<Principal, boolean>();
+        return ({ principal }) => {
+          let allowed = decided.get(principal);
+          if (allowed === undefined) decided.set(principal, (allowed = stream.visibleTo(principal.actor, event)));
+          return allowed;
+        };
+      }
       const type = eventResourceType(event);
       if (!type) return () => false;
       const remembered = type === 'instances' && event.object !== undefined;

@@ -21,3 +21,4 @@ export { childrenOf } from './children.js';
 export { createInstanceHistory, maxInstanceEvents } from './instance-history.js';
 export { readTimeline, statusEntry, withEntry, timelineAnnotation, maxTimelineEntries } from './timeline.js';
 export { recordStatusChanges } from './timeline-recorder.js';
+export type { InstanceAdmission, InstanceAdmissionReview, InstanceAdmissionResult } from './admission.js';

@@ -10,6 +10,7 @@ import { publishAll } from '../events/publish.js';
 import type { Logger } from '../logger.js';
 import type { Cluster, Disposable, KubeObject } from '../ports/cluster.js';
 import type { Authorizer, EventsService, InstanceKey, InstancesService } from '../types.js';
+import type { InstanceAdmission } from './admission.js';
 import { checkCreate, gitopsRepoSetting } from './create-checks.js';
 import { createGitWriter, manifestPath, manifestYaml, type GitWriter } from './gitops.js';
 import { claimOf, eventsForChange } from './instance-events.js';
@@ -41,6 +42,8 @@ export interface Instances extends InstancesService {
   stop(): Promise<void>;
   /** The index, for modules that read instances without a caller (tests, the events bridge). */
   readonly index: InstanceIndex;
+  /** Adds a check every create passes before anything is written (see admission.ts); in registration order. */
+  addAdmission(check: InstanceAdmission): Disposable;
 }
 
 /** Attempts of a PATCH without a client resourceVersion racing other writers (30 concurrent PATCHes all land). */
@@ -62,6 +65,7 @@ export function createInstances(deps: InstancesDeps): Instances {
   const gitWriter = () => (git ??= createGitWriter(config.gitopsRepo!, logger));
   const subscriptions: Disposable[] = [];
   const history = createInstanceHistory({ cluster, catalog });
+  const admissions = new Set<InstanceAdmission>();
 
   const totalResources = (item: IndexedInstance) => catalog.entry(item.instance.rgdName)?.resources.length ?? 0;
 
@@ -100,6 +104,11 @@ export function createInstances(deps: InstancesDeps): Instances {
 
   const service: Instances = {
     index,
+
+    addAdmission(check) {
+      admissions.add(check);
+      return { close: () => void admissions.delete(check) };
+    },
 
     events(actor, key) {
       return history.events(getVisible(actor, key));
@@ -141,13 +150,16 @@ export function createInstances(deps: InstancesDeps): Instances {
         message: `created ${entry.kind} ${shortName(key)} from rgd ${entry.name} (${mode})`,
       });
       const context = { isClusterScoped: entry.isClusterScoped, rgdName: entry.name };
+      const warnings: unknown[] = [];
+      for (const admit of admissions) warnings.push(...((await admit({ actor, project, rgdName: entry.name, manifest }))?.warnings ?? []));
+      const withWarnings = (instance: Instance): Instance => (warnings.length > 0 ? { ...instance, details: { warnings } } : instance);
 
       if (mode !== 'direct') {
         const sha = await commitManifest(plan, manifest, `Create ${entry.kind} ${shortName(key)} in project ${project}\n\nRequested by ${actor.subject} through Portico.`);
         manifest.metadata.annotations![instanceAnnotations.gitCommit] = sha;
         logger.info({ project, instance: describeKey(key), commit: sha, mode }, 'instance committed to the GitOps repository');
         // GitOps: a controller (Argo CD, Flux) applies the commit; nothing is created here.
-        if (mode === 'gitops') return toInstance(manifest, context);
+        if (mode === 'gitops') return withWarnings(toInstance(manifest, context));
       }
 
       const ref = index.refOf(entry) ?? (await cluster.discover(entry.group, entry.version, entry.kind));
@@ -161,7 +173,7 @@ export function createInstances(deps: InstancesDeps): Instances {
       }
       logger.info({ project, instance: describeKey(key), mode, by: actor.id }, 'instance created');
       await index.waitFor(key, { resourceVersion: created.metadata.resourceVersion ?? '' });
-      return toInstance(created, context);
+      return withWarnings(toInstance(created, context));
     },
 
     list(actor, query) {

@@ -1,13 +1,13 @@
 import type http from 'node:http';
 import type { Duplex } from 'node:stream';
 import { wsCloseCodes } from '@portico/api';
-import { badRequest, createEventAudience, createPrincipals, type Actor, type DomainEvent, type Portico, type Principal } from '@portico/core';
+import { badRequest, createEventAudience, createPrincipals, type Actor, type DomainEvent, type EventStream, type Portico, type Principal } from '@portico/core';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { frame, handleClientMessage, reply, type Connection } from './connection.js';
 import { createAdmission } from './admission.js';
 import { rejectUpgrade, shuttingDown, upgradeNotFound } from './handshake.js';
 import { createOutbox } from './outbox.js';
-import { anyMatches, resourceTypeOf } from './subscriptions.js';
+import { anyMatches } from './subscriptions.js';
 import { textFrame, type WireFrame } from './wire.js';
 
 export interface WebSocketOptions {
@@ -21,6 +21,8 @@ export interface WebSocketOptions {
   onEventSent?: (type: string) => void;
   /** Open sockets per user on this server; one more is refused with 429. Default config.ws.maxSocketsPerUser. */
   maxSocketsPerUser?: number;
+  /** Event streams an edition adds (its plugins' `eventStreams`): subscribable types and who sees their events. */
+  streams?: readonly EventStream[];
 }
 
 export interface WebSocketHandle {
@@ -58,7 +60,8 @@ export function attachWebSocket(server: http.Server, portico: Portico, opts: Web
   const wss = new WebSocketServer({ noServer: true, maxPayload: maxClientFrameBytes, perMessageDeflate: false, clientTracking: false });
   const connections = new Set<Connection>();
   // Who may receive an event is core's answer; this module only frames, buffers and writes.
-  const audience = createEventAudience<Connection>(portico);
+  const audience = createEventAudience<Connection>({ authz: portico.authz, catalog: portico.catalog, streams: opts.streams });
+  const resourceTypes = audience.resourceTypes();
   const principals = createPrincipals();
   const forget = (conn: Connection) => {
     if (!connections.delete(conn)) return;
@@ -87,7 +90,7 @@ export function attachWebSocket(server: http.Server, portico: Portico, opts: Web
    * and that core says may see it now.
    */
   const fanOut = (event: DomainEvent) => {
-    const type = resourceTypeOf(event);
+    const type = audience.resourceTypeOf(event);
     if (!type) return;
     const visibleTo = audience.visibleTo(event);
     let wire: WireFrame | undefined;
@@ -209,7 +212,7 @@ export function attachWebSocket(server: http.Server, portico: Portico, opts: Web
     socket.on('pong', () => {
       conn.alive = true;
     });
-    socket.on('message', (data, isBinary) => handleClientMessage(conn, data, isBinary));
+    socket.on('message', (data, isBinary) => handleClientMessage(conn, data, isBinary, resourceTypes));
     socket.on('close', () => forget(conn));
     socket.on('error', (err) => logger.debug({ err, user: actor.subject }, 'WebSocket error'));
     sendCounts(conn);

@@ -1,4 +1,4 @@
-import { ClientMessage, SubscriptionResourceType, type ServerEventType, type SubscriptionFilter } from '@portico/api';
+import { ClientMessage, type ServerEventType, type SubscriptionFilter } from '@portico/api';
 import type { Actor, Principal } from '@portico/core';
 import type { WebSocket } from 'ws';
 import type { Batch, Outbox, Recipient } from './outbox.js';
@@ -46,8 +46,11 @@ const syncFilters = (conn: Connection) => {
 
 const replyError = (conn: Connection, code: string, message: string) => reply(conn, 'error', { code, message });
 
-/** Parses and answers one client frame: subscribe, unsubscribe, ping; anything else is an error frame. */
-export function handleClientMessage(conn: Connection, raw: Buffer | ArrayBuffer | Buffer[], isBinary: boolean): void {
+/**
+ * Parses and answers one client frame: subscribe, unsubscribe, ping; anything else is an error frame.
+ * `resourceTypes`: what this server serves (the built-in types plus the edition's streams, `all`).
+ */
+export function handleClientMessage(conn: Connection, raw: Buffer | ArrayBuffer | Buffer[], isBinary: boolean, resourceTypes: readonly string[]): void {
   if (isBinary) return replyError(conn, 'INVALID_MESSAGE', 'messages must be JSON text frames');
   let parsed: unknown;
   try {
@@ -58,9 +61,9 @@ export function handleClientMessage(conn: Connection, raw: Buffer | ArrayBuffer 
   const candidate = parsed as { type?: unknown; data?: { resourceType?: unknown } };
   if (
     (candidate?.type === 'subscribe' || candidate?.type === 'unsubscribe') &&
-    !SubscriptionResourceType.safeParse(candidate.data?.resourceType).success
+    !resourceTypes.includes(candidate.data?.resourceType as string)
   ) {
-    return replyError(conn, 'INVALID_RESOURCE_TYPE', `resourceType must be one of: ${SubscriptionResourceType.options.join(', ')}`);
+    return replyError(conn, 'INVALID_RESOURCE_TYPE', `resourceType must be one of: ${resourceTypes.join(', ')}`);
   }
   const message = ClientMessage.safeParse(parsed);
   if (!message.success) {

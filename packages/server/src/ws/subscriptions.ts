@@ -1,8 +1,5 @@
 import type { SubscriptionFilter } from '@portico/api';
-import { eventResourceType, type DomainEvent } from '@portico/core';
-
-/** Which subscription resourceType an event belongs to (core's classification). */
-export const resourceTypeOf = eventResourceType;
+import type { DomainEvent } from '@portico/core';
 
 /** The key under which a filter is stored, so subscribing twice is one subscription and unsubscribe finds it. */
 export const filterKey = (f: SubscriptionFilter): string =>
@@ -10,9 +7,10 @@ export const filterKey = (f: SubscriptionFilter): string =>
 
 /**
  * Whether a filter selects an event: the resource type (or `all`), then each field the filter sets. Project and
- * namespace narrow instance events only; RGDs are cluster-wide, so for them only the name applies.
+ * namespace narrow instance events (and those of edition streams) only; RGDs are cluster-wide, so for them only
+ * the name applies.
  */
-function filterMatches(f: SubscriptionFilter, type: 'instances' | 'rgds', event: DomainEvent): boolean {
+function filterMatches(f: SubscriptionFilter, type: string, event: DomainEvent): boolean {
   if (f.resourceType !== 'all' && f.resourceType !== type) return false;
   if (f.name !== undefined && f.name !== event.name) return false;
   if (type === 'rgds') return true;
@@ -22,7 +20,7 @@ function filterMatches(f: SubscriptionFilter, type: 'instances' | 'rgds', event:
 }
 
 /** Runs per socket and event: an indexed loop over an array, so it allocates nothing. */
-export function anyMatches(filters: readonly SubscriptionFilter[], type: 'instances' | 'rgds', event: DomainEvent): boolean {
+export function anyMatches(filters: readonly SubscriptionFilter[], type: string, event: DomainEvent): boolean {
   for (let i = 0; i < filters.length; i++) if (filterMatches(filters[i]!, type, event)) return true;
   return false;
 }

@@ -235,7 +235,7 @@ export async function startPorticoServer(opts: PorticoServerOptions): Promise<Po
 
     let ws: WebSocketHandle | undefined;
     plugin = await opts.plugin?.(portico);
-    app = createServer(portico, { upgrade: (s) => (ws = attachWebSocket(s, portico!, opts.ws)), plugins: plugin ? [plugin] : [] });
+    app = createServer(portico, { upgrade: (s) => (ws = attachWebSocket(s, portico!, { ...opts.ws, streams: plugin?.eventStreams })), plugins: plugin ? [plugin] : [] });
     const address = await app.listen('127.0.0.1', 0);
     const url = `http://127.0.0.1:${address.port}`;
     const httpServer: RunningServer = { url, port: address.port, close: () => app!.close() };
