@@ -5,14 +5,14 @@ import { startTcpProxy, type TcpProxy } from '../../../server/test/outage/tcp-pr
 import { apiAs, createProject, createUser, type TestUser } from '../../../server/test/support/api-as.js';
 import { eventually } from '../../../core/test/support/eventually.js';
 import { createHistoryModule } from '../../src/compliance/history/index.js';
-import type { CurrentViolation, ViolationChange } from '../../src/compliance/history/change.js';
+import type { ViolationChange } from '../../src/compliance/history/change.js';
 import { createTestDatabase, TEST_DATABASE_URL, type TestDatabase } from '../support/db.js';
 import { issueLicense } from '../support/license.js';
 import { startEnterpriseServer, type EnterpriseServer } from '../support/server.js';
 
 /** A double of the Gatekeeper index's change stream: the violations in force, and changes pushed by the test. */
 function violationSource() {
-  const inForce = new Map<string, CurrentViolation>();
+  const inForce = new Map<string, ViolationChange>();
   const listeners = new Set<(change: ViolationChange) => void>();
   return {
     current: () => [...inForce.values()],
@@ -21,8 +21,7 @@ function violationSource() {
       return { close: () => void listeners.delete(listener) };
     },
     emit(change: ViolationChange) {
-      const { action, ...violation } = change;
-      if (action === 'add') inForce.set(change.key, violation);
+      if (change.action === 'add') inForce.set(change.key, change);
       else inForce.delete(change.key);
       for (const listener of listeners) listener(change);
     },
