@@ -5,6 +5,7 @@ import { accountApi, accountsApi, type AccountApi, type AccountsApi } from './re
 import { auditApi, type AuditApi } from './resources/audit.js';
 import { authApi, type AuthApi } from './resources/auth.js';
 import { categoriesApi, type CategoriesApi } from './resources/categories.js';
+import { complianceHistoryApi, type ComplianceHistoryApi } from './resources/compliance-history.js';
 import { healthApi, type HealthApi } from './resources/health.js';
 import { instanceHistoryApi, type InstanceHistoryApi } from './resources/instance-history.js';
 import { instancesApi, type InstancesApi } from './resources/instances.js';
@@ -43,6 +44,8 @@ export interface PorticoClient {
   license: LicenseApi;
   categories: CategoriesApi;
   views: ViewsApi;
+  /** Enterprise: compliance (the violation history). */
+  compliance: ComplianceHistoryApi;
   /** Any route of the contract by id, typed by its response schema (the escape hatch under the methods). */
   request: Transport;
   /** Resolves with the instance once `condition` (a health such as `'Healthy'`, or a test) holds; see README. */
@@ -73,6 +76,7 @@ export function createClient(options: ClientOptions): PorticoClient {
     license: licenseApi(call),
     categories: categoriesApi(call),
     views: viewsApi(call),
+    compliance: complianceHistoryApi(call, options),
     request: call,
     waitFor: (instance, condition, opts) => waitForInstance({ instances, events }, instance, condition, opts),
   };

@@ -1,10 +1,11 @@
 import type { AuditConfig, AuditEvent, AuditFilterQuery } from '@portico/api/enterprise';
 import { Option, type Command } from 'commander';
 import type { App } from '../app.js';
-import { parseDuration } from '../duration.js';
+import { lookbackMs, rfc3339 } from '../duration.js';
 import { usageError } from '../exit-codes.js';
 import { print } from '../output/render.js';
 import { renderDetails, renderTable } from '../output/table.js';
+import { exportToStdout } from './export-stream.js';
 import { collect, formatOf, list, tableOptions, withOutput } from './shared.js';
 
 interface FilterOptions {
@@ -19,17 +20,6 @@ interface FilterOptions {
   result?: 'success' | 'denied' | 'error';
 }
 
-const DAY_MS = 86_400_000;
-
-/** `--since 1h`, `30m`, `7d`: how far back from now. */
-const sinceMs = (text: string) => (/^\d+d$/.test(text.trim()) ? Number.parseInt(text, 10) * DAY_MS : parseDuration(text));
-
-const instant = (text: string, flag: string) => {
-  const t = Date.parse(text);
-  if (Number.isNaN(t)) throw usageError(`${flag} must be an RFC 3339 time (got "${text}")`);
-  return new Date(t).toISOString();
-};
-
 function filterOf(opts: FilterOptions, now = Date.now()): AuditFilterQuery {
   if (opts.since && opts.from) throw usageError('use --since or --from, not both');
   return {
@@ -39,8 +29,8 @@ function filterOf(opts: FilterOptions, now = Date.now()): AuditFilterQuery {
     project: opts.project,
     namespace: opts.namespace,
     result: opts.result,
-    from: opts.since ? new Date(now - sinceMs(opts.since)).toISOString() : opts.from && instant(opts.from, '--from'),
-    to: opts.to && instant(opts.to, '--to'),
+    from: opts.since ? new Date(now - lookbackMs(opts.since)).toISOString() : opts.from && rfc3339(opts.from, '--from'),
+    to: opts.to && rfc3339(opts.to, '--to'),
   };
 }
 
@@ -72,29 +62,6 @@ const eventRows = (app: App, events: AuditEvent[]) =>
     events,
     tableOptions(app.io),
   );
-
-/** On stderr, so stdout stays the export itself: redrawn in place at most every 200 ms. */
-function exportProgress(app: App) {
-  let rows = 0;
-  let bytes = 0;
-  let shownAt = 0;
-  const started = Date.now();
-  const line = () => `exported ${rows.toLocaleString('en-US')} events, ${(bytes / 1e6).toFixed(1)} MB, ${((Date.now() - started) / 1000).toFixed(1)} s`;
-  return {
-    add(text: string) {
-      bytes += Buffer.byteLength(text);
-      for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) rows += 1;
-      if (Date.now() - shownAt >= 200) {
-        shownAt = Date.now();
-        app.io.err(`\r${line()}`);
-      }
-    },
-    done(headerLines: number) {
-      rows -= headerLines;
-      app.io.err(`\r${line()}\n`);
-    },
-  };
-}
 
 export function registerAudit(program: Command, app: App): void {
   const audit = program.command('audit').description('the audit trail (Enterprise; Server Admin by default)');
@@ -141,16 +108,7 @@ export function registerAudit(program: Command, app: App): void {
     .action(async (opts: FilterOptions & { output: 'csv' | 'ndjson' }, cmd: Command) => {
       const { client } = await app.session(cmd);
       const download = await client.audit.export({ ...filterOf(opts), format: opts.output });
-      const progress = exportProgress(app);
-      const decoder = new TextDecoder();
-      for await (const chunk of download.body as unknown as AsyncIterable<Uint8Array>) {
-        const text = decoder.decode(chunk, { stream: true });
-        progress.add(text);
-        app.io.out(text);
-      }
-      const rest = decoder.decode();
-      if (rest) app.io.out(rest);
-      progress.done(opts.output === 'csv' ? 1 : 0);
+      await exportToStdout(app, download.body, 'events', opts.output === 'csv' ? 1 : 0);
     });
 
   withOutput(audit.command('stats').description('totals, today by action and result, top users')).action(async (opts: { output?: string }, cmd: Command) => {

@@ -1,9 +1,14 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { runInNewContext } from 'node:vm';
 import { setFlagsFromString } from 'node:v8';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTcpProxy, type TcpProxy } from '../../../server/test/outage/tcp-proxy.js';
 import { apiAs, createProject, createUser, type TestUser } from '../../../server/test/support/api-as.js';
 import { eventually } from '../../../core/test/support/eventually.js';
+import { assertCliBuilt, runCli } from '../../../cli/test/e2e/run-cli.js';
+import { createClient } from '@portico/client';
 import { createHistoryModule } from '../../src/compliance/history/index.js';
 import type { ViolationChange } from '../../src/compliance/history/change.js';
 import { createTestDatabase, TEST_DATABASE_URL, type TestDatabase } from '../support/db.js';
@@ -118,6 +123,48 @@ describe('violation history over HTTP', () => {
     expect(missing.status).toBe(400);
     expect(missing.body.code).toBe('VALIDATION_FAILED');
     expect(JSON.stringify(missing.body.details)).toContain('since');
+  });
+
+  it('the SDK lists, counts, pages through and streams the history as the caller', async () => {
+    const client = createClient({ baseUrl: ee.url, token: ee.adminToken });
+    const page = await client.compliance.history({ status: 'active', pageSize: 1 });
+    expect(page).toMatchObject({ total: 2, page: 1, pageSize: 1, items: [{ resourceName: 'node-agent' }] });
+    expect(await client.compliance.historyCount({ constraint: 'K8sRequiredLabels/need-team' })).toEqual({ count: 3, retentionDays: 30 });
+    const all = [];
+    for await (const record of client.compliance.historyAll()) all.push(record.resourceName);
+    expect(all).toEqual(['node-agent', 'db', 'web']);
+    const asAlice = createClient({ baseUrl: ee.url, token: alice.token });
+    const download = await asAlice.compliance.exportHistory({ since: new Date(Date.now() - 3_600_000).toISOString() });
+    expect(download.filename).toMatch(/^violation-history-.*\.csv$/);
+    const text = await new Response(download.body).text();
+    expect(text.trim().split('\n')).toHaveLength(2);
+    await expect(asAlice.compliance.exportHistory({ since: 'last week' })).rejects.toMatchObject({ status: 400 });
+  });
+
+  it('portico compliance export --since 7d writes the CSV to stdout and a count to stderr; --since takes RFC 3339 too', async () => {
+    assertCliBuilt();
+    const home = await mkdtemp(join(tmpdir(), 'portico-compliance-cli-'));
+    try {
+      const user = { home, configFile: join(home, 'config.yaml') };
+      const cli = (token: string, args: string[]) => runCli(user, ['--server', ee.url, '--token', token, ...args]);
+      const exported = await cli(ee.adminToken, ['compliance', 'export', '--since', '7d']);
+      expect(exported.code, exported.stderr).toBe(0);
+      const lines = exported.stdout.trim().split('\n');
+      expect(lines[0]).toBe('key,constraintKind,constraintName,resourceKind,resourceNamespace,resourceName,enforcementAction,message,firstSeen,resolvedAt,status');
+      expect(lines).toHaveLength(4);
+      expect(exported.stderr).toMatch(/exported 3 records/);
+      const mine = await cli(alice.token, ['compliance', 'export', '--since', new Date(Date.now() - 86_400_000).toISOString(), '--status', 'resolved']);
+      expect(mine.code, mine.stderr).toBe(0);
+      expect(mine.stdout.trim().split('\n').slice(1).map((l) => l.split(',')[5])).toEqual(['web']);
+      const bad = await cli(ee.adminToken, ['compliance', 'export', '--since', 'a while']);
+      expect(bad.code).toBe(2);
+      expect(bad.stderr).toMatch(/--since must be a duration/);
+      const missing = await cli(ee.adminToken, ['compliance', 'export']);
+      expect(missing.code).toBe(2);
+      expect(missing.stderr).toMatch(/--since/);
+    } finally {
+      await rm(home, { recursive: true, force: true });
+    }
   });
 
   it('bad filters are 400 naming every bad field', async () => {
