@@ -20,12 +20,16 @@ export interface HistoryService {
   export(actor: Actor, query: api.ViolationHistoryExportQuery): Promise<HistoryDownload>;
 }
 
+type HistoryAuthz = Pick<Authorizer, 'isServerAdmin' | 'can' | 'memberProjects'>;
+
 /**
- * The same rule as live violations: a Server Admin sees every record; anybody else those of the projects they
- * are a member of (the project stored with the record), and nothing else — not even that others exist.
+ * The same rule as live violations: a Server Admin, or a holder of a global `compliance` `get` policy, sees
+ * every record; anybody else those of the projects they are a member of (the project stored with the
+ * record), and nothing else — not even that others exist.
  */
-export function historyScope(authz: Pick<Authorizer, 'isServerAdmin' | 'memberProjects'>, actor: Actor): HistoryScope {
-  return authz.isServerAdmin(actor) ? { all: true } : { all: false, projects: authz.memberProjects(actor) };
+export function historyScope(authz: HistoryAuthz, actor: Actor): HistoryScope {
+  if (authz.isServerAdmin(actor) || authz.can(actor, 'get', 'compliance')) return { all: true };
+  return { all: false, projects: authz.memberProjects(actor) };
 }
 
 export function filterOf(q: api.ViolationHistoryFilterQuery): HistoryFilter {
@@ -39,7 +43,7 @@ export function filterOf(q: api.ViolationHistoryFilterQuery): HistoryFilter {
   };
 }
 
-export function createHistoryService(deps: { pool: Pool; authz: Pick<Authorizer, 'isServerAdmin' | 'memberProjects'>; retentionDays: number }): HistoryService {
+export function createHistoryService(deps: { pool: Pool; authz: HistoryAuthz; retentionDays: number }): HistoryService {
   return {
     list: (actor, query) => withDatabase(() => listHistory(deps.pool, historyScope(deps.authz, actor), filterOf(query), query.page, query.pageSize)),
     async count(actor, query) {
