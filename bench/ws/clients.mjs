@@ -2,7 +2,7 @@
 // other (or with the runner) for one event loop. Kept as cheap per message as an honest client can be: a real
 // `ws` client (no UTF-8 validation, no deflate), event frames recognised by one byte, the event timestamp read
 // from the bytes after `"timestamp":"` instead of a JSON.parse of every message; latency goes into a histogram.
-// IPC: open (urls), subscribe, arm (expected counts), await (→ stats once reached or timed out), stop.
+// IPC: open (urls), subscribe, arm (expected count), await (→ stats once reached or timed out), stop.
 import { WebSocket } from 'ws';
 import { createHistogram } from '../lib/histogram.mjs';
 
@@ -17,10 +17,6 @@ const SUBSCRIBED = 's'.charCodeAt(0);
 const sockets = [];
 const latency = createHistogram();
 let delivered = 0;
-// Each status change brings exactly one deploy_progress and at least one instance_update: a change of state also
-// gets Portico's own timeline write (a second instance_update), unless a newer change overtook that write.
-let progress = 0;
-let updates = 0;
 let firstAt = 0;
 let lastAt = 0;
 let subscribed = 0;
@@ -44,10 +40,8 @@ function onMessage(data) {
     const at = data.indexOf(TIMESTAMP, TYPE_AT);
     latency.record(received - epochMsAt(data, at + TIMESTAMP.length));
     if (delivered++ === 0) firstAt = received;
-    if (type === DEPLOY_PROGRESS) progress++;
-    else updates++;
     lastAt = received;
-    if (round && progress >= round.expected.progress && updates >= round.expected.updates) round.done();
+    if (round && delivered >= round.expected) round.done();
   } else if (type === SUBSCRIBED) {
     subscribed++;
   }
@@ -80,15 +74,15 @@ async function subscribeAll() {
   return { subscribed };
 }
 
-/** Starts counting from zero for a round of `expected` {progress, updates} (answers at once, before any change is made). */
+/** Starts counting from zero for a round of `expected` events (answers at once, before any change is made). */
 function arm(expected) {
   latency.reset();
-  delivered = progress = updates = 0;
+  delivered = 0;
   firstAt = lastAt = 0;
   let done;
   const finished = new Promise((resolve) => (done = resolve));
   round = { expected, finished, done: () => done() };
-  if (expected.progress === 0 && expected.updates === 0) round.done();
+  if (expected === 0) round.done();
   return { armed: expected, cpuUs: cpuUs() };
 }
 
@@ -98,7 +92,7 @@ async function awaitRound(timeoutMs) {
   await Promise.race([round?.finished, new Promise((r) => (timer = setTimeout(r, timeoutMs)))]);
   clearTimeout(timer);
   round = undefined;
-  return { delivered, progress, updates, firstAt, lastAt, latency: latency.toPairs(), cpuUs: cpuUs() };
+  return { delivered, firstAt, lastAt, latency: latency.toPairs(), cpuUs: cpuUs() };
 }
 
 process.on('disconnect', () => process.exit(0));
