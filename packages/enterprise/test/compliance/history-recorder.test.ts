@@ -5,6 +5,7 @@ import { createHistoryRecorder, type HistoryRecorder } from '../../src/complianc
 import { applyHistoryRetention } from '../../src/compliance/history/retention.js';
 import { countHistory, listHistory } from '../../src/compliance/history/query.js';
 import { historyRetentionDays } from '../../src/compliance/history/config.js';
+import { loadEnterpriseConfig } from '../../src/config.js';
 import type { CurrentViolation, ViolationChange } from '../../src/compliance/history/change.js';
 import { createTestDatabase, type TestDatabase } from '../support/db.js';
 
@@ -200,6 +201,10 @@ describe('violation history recorder on PostgreSQL', () => {
     expect(historyRetentionDays({})).toBe(90);
     expect(historyRetentionDays({ PORTICO_COMPLIANCE_RETENTION_DAYS: '30' })).toBe(30);
     for (const bad of ['0', '3651', '7d', '1.5', '-3']) expect(() => historyRetentionDays({ PORTICO_COMPLIANCE_RETENTION_DAYS: bad })).toThrow(/PORTICO_COMPLIANCE_RETENTION_DAYS/);
+    const env = { DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/test' };
+    expect(loadEnterpriseConfig(env).complianceRetentionDays).toBe(90);
+    expect(loadEnterpriseConfig({ ...env, PORTICO_COMPLIANCE_RETENTION_DAYS: '14' }).complianceRetentionDays).toBe(14);
+    expect(() => loadEnterpriseConfig({ ...env, PORTICO_COMPLIANCE_RETENTION_DAYS: 'forever' })).toThrow(/PORTICO_COMPLIANCE_RETENTION_DAYS/);
   });
 });
 
