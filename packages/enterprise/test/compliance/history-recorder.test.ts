@@ -6,6 +6,8 @@ import { applyHistoryRetention } from '../../src/compliance/history/retention.js
 import { countHistory, listHistory } from '../../src/compliance/history/query.js';
 import { historyRetentionDays } from '../../src/compliance/history/config.js';
 import { loadEnterpriseConfig } from '../../src/config.js';
+import { createHistoryModule } from '../../src/compliance/history/index.js';
+import { until } from '../../../core/test/support/eventually.js';
 import type { CurrentViolation, ViolationChange } from '../../src/compliance/history/change.js';
 import { createTestDatabase, type TestDatabase } from '../support/db.js';
 
@@ -157,6 +159,30 @@ describe('violation history recorder on PostgreSQL', () => {
     ]);
     await after.reconcile();
     expect(await rowsOf(db.pool)).toEqual(rows);
+  });
+
+  it('the module reconciles only once the index has synced: an index still empty does not resolve everything', async () => {
+    await db.pool.query('TRUNCATE violation_history');
+    const first = replica(db.pool);
+    const web = violation('web');
+    first.record(add(web, 0));
+    await first.flushed();
+    let current: CurrentViolation[] = [];
+    let synced!: () => void;
+    const module = createHistoryModule({
+      pool: db.pool, authz: { isServerAdmin: () => true, can: () => true, memberProjects: () => [] }, logger, retentionDays: 90,
+      violations: { current: () => current as ViolationChange[], onViolationChange: () => ({ close() {} }) },
+      synced: new Promise<void>((resolve) => (synced = resolve)),
+    });
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect((await rowsOf(db.pool)).map((r) => r.status)).toEqual(['active']);
+      current = [];
+      synced();
+      await until(async () => (await rowsOf(db.pool))[0].status === 'resolved', 'resolved by the reconcile after sync');
+    } finally {
+      await module.stop?.();
+    }
   });
 
   it('keeps changes while PostgreSQL refuses writes and writes them, in order, once it answers', async () => {
