@@ -185,6 +185,23 @@ describe('violation history recorder on PostgreSQL', () => {
     }
   });
 
+  it('a batch PostgreSQL refuses (not an outage) does not block later changes: a reconcile takes its place', async () => {
+    await db.pool.query('TRUNCATE violation_history');
+    const web = violation('web');
+    const api = violation('api');
+    inForce = [web, api];
+    const r = createHistoryRecorder({ pool: db.pool, logger, current: () => inForce, retryMs: 50 });
+    recorders.push(r);
+    r.record(add({ ...violation('bad'), message: 'a NUL \u0000 PostgreSQL text cannot hold' }, 0));
+    r.record(add(web, 0));
+    await until(async () => (await rowsOf(db.pool)).length === 2, 'the in-force violations recorded by the reconcile');
+    await r.flushed();
+    r.record(add(violation('later'), 10));
+    await r.flushed();
+    expect((await rowsOf(db.pool)).map((row) => row.key.split('/')[4]).sort()).toEqual(['api#0', 'later#0', 'web#0']);
+    inForce = [];
+  });
+
   it('keeps changes while PostgreSQL refuses writes and writes them, in order, once it answers', async () => {
     await db.pool.query('TRUNCATE violation_history');
     const broken = createPool({ url: 'postgres://postgres@127.0.0.1:1/test', schema: db.schema, connectTimeoutMs: 200 });

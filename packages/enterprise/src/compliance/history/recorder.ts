@@ -1,6 +1,7 @@
 import type { Logger } from '@portico/core';
 import type { Pool, PoolClient } from 'pg';
 import type { CurrentViolation, ViolationChange } from './change.js';
+import { isDatabaseOutage } from '../../db/outage.js';
 import { openViolations, reconcileViolations, resolveViolations } from './write.js';
 
 /** Held for the length of a write transaction by whichever replica writes history. */
@@ -120,7 +121,13 @@ export function createHistoryRecorder(deps: HistoryRecorderDeps): HistoryRecorde
       try {
         await writeBatch(batch);
       } catch (error) {
-        queue = batch.concat(queue);
+        if (isDatabaseOutage(error)) queue = batch.concat(queue);
+        else {
+          // PostgreSQL refused the batch itself: retrying it would block every later change behind it. The
+          // reconcile that replaces it compares the table with the index instead.
+          deps.logger.error({ err: error, changes: batch.length }, 'violation history batch refused; reconciling instead');
+          needsReconcile = true;
+        }
         throw error;
       }
     }
