@@ -15,6 +15,7 @@ import { createViews, type ViewsService } from './views/service.js';
 
 /** The Enterprise services of one replica, beside the OSS Portico they extend. */
 export interface Enterprise {
+  config: EnterpriseConfig;
   database: Database;
   license: LicenseService;
   categories: CategoriesService;
@@ -74,6 +75,7 @@ export async function createEnterprise(opts: CreateEnterpriseOptions): Promise<E
     });
 
     return {
+      config,
       database,
       license,
       categories,

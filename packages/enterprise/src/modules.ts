@@ -1,12 +1,14 @@
 import type { Logger, Portico } from '@portico/core';
 import { createAuditModule } from './audit/index.js';
+import { createComplianceModule } from './compliance/index.js';
 import type { Enterprise } from './enterprise.js';
 import type { EnterpriseModule } from './plugin.js';
 
 /**
  * The Enterprise modules beside license, categories and views, each contributing routes, handlers, RBAC rows
- * and hooks to the one Enterprise plugin. The audit trail registers here.
+ * and hooks to the one Enterprise plugin. The audit trail and compliance (§12.5) register here.
  */
 export function createEnterpriseModules(ee: Enterprise, portico: Portico, logger: Logger): EnterpriseModule[] {
-  return [createAuditModule({ pool: ee.database.pool, authz: portico.authz, logger })];
+  const compliance = createComplianceModule({ portico, license: ee.license, logger, auditMs: ee.config.gatekeeperAuditMs });
+  return [createAuditModule({ pool: ee.database.pool, authz: portico.authz, logger }), compliance];
 }
