@@ -55,7 +55,10 @@ export function createConstraintSet(constraints: readonly CompiledConstraint[]):
   return {
     size: constraints.length,
     judge(obj) {
-      const candidates = [...(byKind.get(obj.kind) ?? none), ...(byKind.get('*') ?? none)];
+      const own = byKind.get(obj.kind) ?? none;
+      const wildcard = byKind.get('*') ?? none;
+      // A constraint listed under both (a `*` kind beside named ones) is judged once.
+      const candidates = wildcard.length === 0 ? own : own.length === 0 ? wildcard : [...new Set([...own, ...wildcard])];
       const findings: Finding[] = [];
       for (const constraint of candidates) {
         if (!matches(constraint.match, obj)) continue;

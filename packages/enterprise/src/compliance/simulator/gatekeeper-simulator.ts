@@ -1,6 +1,6 @@
 import { createLogger, forbidden, isPorticoError, refKey, resources, type Cluster, type KubeObject, type Logger, type ResourceRef } from '@portico/core';
 import { compileConstraint, createConstraintSet, type CompiledConstraint, type ConstraintSet } from '../constraint-set.js';
-import { constraintCrdOf, constraintKindOf, constraintRefOf, crdRef, statusViolationsOf, templateRef, type StatusViolation } from '../gatekeeper.js';
+import { constraintCrdOf, constraintKindOf, constraintRefOf, crdRef, templateRef, type StatusViolation } from '../gatekeeper.js';
 import { createInformerSet } from '../informer-set.js';
 import { matchedKindKeys } from '../match.js';
 import { createAuditCache, judgeSubject, toStatusViolation, type AuditSubject } from './audit.js';
@@ -65,6 +65,8 @@ export function createGatekeeperSimulator(cluster: Cluster, opts: GatekeeperSimu
   let generation = 0;
   let closed = false;
   const cache = createAuditCache();
+  /** The status last written per constraint (JSON), so a pass does not rewrite what its watch has not delivered yet. */
+  const written = new Map<string, string>();
 
   const informers = createInformerSet(cluster, logger, (ref, event) => {
     if (ref.kind === templateRef.kind && ref.group === templateRef.group) void onTemplate(event.type, event.object);
@@ -191,10 +193,11 @@ export function createGatekeeperSimulator(cluster: Cluster, opts: GatekeeperSimu
       }
     }
     cache.retain(seen);
-    let written = 0;
+    let writes = 0;
     let total = 0;
     let constraints = 0;
     const auditTimestamp = now().toISOString().replace(/\.\d{3}Z$/, 'Z');
+    const current = new Set<string>();
     for (const [kind, ref] of constraintRefs) {
       for (const obj of informers.get(ref)?.list() ?? []) {
         if (!compileConstraint(obj)) continue;
@@ -202,13 +205,21 @@ export function createGatekeeperSimulator(cluster: Cluster, opts: GatekeeperSimu
         const found = byConstraint.get(`${kind}/${obj.metadata.name}`) ?? [];
         total += found.length;
         const listed = found.slice(0, limit);
-        if (obj.status?.totalViolations === found.length && JSON.stringify(statusViolationsOf(obj)) === JSON.stringify(listed)) continue;
+        const status = JSON.stringify([found.length, listed]);
+        // What the cluster holds, or what this audit wrote a moment ago (its watch event may not be here yet).
+        const id = `${kind}/${obj.metadata.name}/${obj.metadata.uid ?? ''}`;
+        current.add(id);
+        if (status === JSON.stringify([obj.status?.totalViolations, obj.status?.violations]) || status === written.get(id)) continue;
         await cluster
           .patch(ref, obj.metadata.name, { status: { totalViolations: found.length, violations: listed, auditTimestamp } })
-          .then(() => written++, fail(`could not write the status of ${kind} ${obj.metadata.name}`));
+          .then(() => {
+            written.set(id, status);
+            writes++;
+          }, fail(`could not write the status of ${kind} ${obj.metadata.name}`));
       }
     }
-    return { subjects: list.length, constraints, violations: total, written, ms: performance.now() - started };
+    for (const id of written.keys()) if (!current.has(id)) written.delete(id);
+    return { subjects: list.length, constraints, violations: total, written: writes, ms: performance.now() - started };
   }
 
   async function audit(): Promise<AuditReport> {
