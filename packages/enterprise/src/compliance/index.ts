@@ -44,6 +44,8 @@ export interface ComplianceModuleOptions {
 }
 
 const isEmbedded = (cluster: unknown): cluster is EmbeddedCluster => typeof (cluster as EmbeddedCluster).addAdmissionWebhook === 'function';
+/** One simulated Gatekeeper per embedded cluster, however many Portico replicas share it in one process (tests). */
+const simulated = new WeakSet<EmbeddedCluster>();
 
 /**
  * §12.5 as an Enterprise module: the compliance index over Gatekeeper's objects, its routes (both path
@@ -75,7 +77,8 @@ export function createComplianceModule(opts: ComplianceModuleOptions): Complianc
 
   let simulator: (GatekeeperSimulator & { start(): Promise<void> }) | undefined;
   let webhook: { close(): void } | undefined;
-  if (isEmbedded(cluster)) {
+  if (isEmbedded(cluster) && !simulated.has(cluster)) {
+    simulated.add(cluster);
     simulator = createGatekeeperSimulator(cluster, { auditMs: opts.auditMs, installPollMs: opts.installPollMs, logger });
     webhook = cluster.addAdmissionWebhook((ref, obj) => simulator!.admit(ref, obj));
   }
@@ -100,6 +103,7 @@ export function createComplianceModule(opts: ComplianceModuleOptions): Complianc
       webhook?.close();
       publishing.close();
       await simulator?.close();
+      if (simulator && isEmbedded(cluster)) simulated.delete(cluster);
       index.stop();
       projects.stop();
     },
