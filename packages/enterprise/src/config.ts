@@ -8,6 +8,8 @@ export interface EnterpriseConfig {
   licenseKeysFile?: string;
   /** A license token file read at start when no license Secret exists yet. */
   licenseFile?: string;
+  /** Full audit period of the simulated Gatekeeper on the embedded cluster (PORTICO_GATEKEEPER_AUDIT_MS, default 60 s). */
+  gatekeeperAuditMs?: number;
   /** Days resolved violations stay in the compliance history (`PORTICO_COMPLIANCE_RETENTION_DAYS`, default 90). */
   complianceRetentionDays?: number;
 }
@@ -23,11 +25,16 @@ export function loadEnterpriseConfig(env: NodeJS.ProcessEnv): EnterpriseConfig {
   } catch (error) {
     throw new Error((error as Error).message);
   }
+  const auditMs = env.PORTICO_GATEKEEPER_AUDIT_MS?.trim();
+  if (auditMs !== undefined && auditMs !== '' && !(/^\d{1,9}$/.test(auditMs) && Number(auditMs) >= 100)) {
+    throw new Error('PORTICO_GATEKEEPER_AUDIT_MS must be a whole number of milliseconds, at least 100');
+  }
   return {
     databaseUrl,
     schema,
     licenseKeysFile: env.PORTICO_LICENSE_KEYS?.trim() || undefined,
     licenseFile: env.PORTICO_LICENSE_FILE?.trim() || undefined,
+    ...(auditMs ? { gatekeeperAuditMs: Number(auditMs) } : {}),
     complianceRetentionDays: historyRetentionDays(env),
   };
 }

@@ -22,6 +22,7 @@ export interface EnterpriseModule {
   rbacResources?: readonly RbacResourceRow[];
   onOperation?: OperationHook;
   readiness?: PorticoPlugin['readiness'];
+  eventStreams?: PorticoPlugin['eventStreams'];
   stop?(): Promise<void> | void;
 }
 
@@ -43,6 +44,7 @@ export function enterprisePlugin(ee: Enterprise, modules: readonly EnterpriseMod
     readiness: Object.assign({ postgres: () => ee.database.health() }, ...modules.map((m) => m.readiness ?? {})),
     // One module records operations (the audit trail); more than one would each need a plugin of its own.
     onOperation: modules.find((m) => m.onOperation)?.onOperation,
+    eventStreams: modules.flatMap((m) => m.eventStreams ?? []),
     async stop() {
       for (const m of modules) await m.stop?.();
       await ee.stop();

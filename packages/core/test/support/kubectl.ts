@@ -28,8 +28,9 @@ const splitApiVersion = (apiVersion: string) => {
   return i < 0 ? { group: '', version: apiVersion } : { group: apiVersion.slice(0, i), version: apiVersion.slice(i + 1) };
 };
 
-/** Kinds others depend on go first: namespaces, then RGDs (which make instance kinds exist), then the rest. */
-const applyRank = (o: KubeObject) => (o.kind === 'Namespace' && o.apiVersion === 'v1' ? 0 : o.kind === 'ResourceGraphDefinition' ? 1 : 2);
+/** Kinds others depend on go first: namespaces and CRDs, then RGDs (which make instance kinds exist), then the rest. */
+const applyRank = (o: KubeObject) =>
+  (o.kind === 'Namespace' && o.apiVersion === 'v1') || o.kind === 'CustomResourceDefinition' ? 0 : o.kind === 'ResourceGraphDefinition' ? 1 : 2;
 
 export async function refOf(cluster: Cluster, object: Pick<KubeObject, 'apiVersion' | 'kind'>): Promise<ResourceRef> {
   const { group, version } = splitApiVersion(object.apiVersion);

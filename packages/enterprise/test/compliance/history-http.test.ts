@@ -10,6 +10,7 @@ import { eventually } from '../../../core/test/support/eventually.js';
 import { assertCliBuilt, runCli } from '../../../cli/test/e2e/run-cli.js';
 import { createClient } from '@portico/client';
 import { createHistoryModule } from '../../src/compliance/history/index.js';
+import type { EnterpriseModule } from '../../src/plugin.js';
 import type { ViolationChange } from '../../src/compliance/history/change.js';
 import { createTestDatabase, TEST_DATABASE_URL, type TestDatabase } from '../support/db.js';
 import { issueLicense } from '../support/license.js';
@@ -31,6 +32,13 @@ function violationSource() {
       for (const listener of listeners) listener(change);
     },
   };
+}
+
+/** The edition's modules with its history module replaced by `history` (over a double of the index). */
+function withHistoryOver(assembled: EnterpriseModule[], history: EnterpriseModule): EnterpriseModule[] {
+  const isHistory = (m: EnterpriseModule) => m.routes.some((r) => r.id === 'listViolationHistory');
+  for (const m of assembled.filter(isHistory)) void m.stop?.();
+  return [...assembled.filter((m) => !isHistory(m)), history];
 }
 
 const change = (action: 'add' | 'delete', name: string, namespace: string, project: string | undefined): ViolationChange => ({
@@ -72,9 +80,8 @@ describe('violation history over HTTP', () => {
       mode: 'embedded',
       database: { ...db, url: `postgres://${PG.username}@${proxy.address()}${PG.pathname}` },
       license: issueLicense({ features: ['compliance'] }),
-      modules: (enterprise, portico) => [
-        createHistoryModule({ pool: enterprise.database.pool, authz: portico.authz, logger: portico.logger, violations: source, synced: Promise.resolve(), retentionDays: 30 }),
-      ],
+      modules: (assembled, enterprise, portico) =>
+        withHistoryOver(assembled, createHistoryModule({ pool: enterprise.database.pool, authz: portico.authz, logger: portico.logger, violations: source, synced: Promise.resolve(), retentionDays: 30 })),
     });
     alpha = await createProject(ee, 'alpha', ['alpha-dev']);
     alice = await createUser(ee, 'alice');
@@ -236,9 +243,8 @@ describe('violation history without the compliance feature', () => {
     ee = await startEnterpriseServer({
       mode: 'embedded',
       license: issueLicense({ features: ['audit'] }),
-      modules: (enterprise, portico) => [
-        createHistoryModule({ pool: enterprise.database.pool, authz: portico.authz, logger: portico.logger, violations: violationSource(), synced: Promise.resolve(), retentionDays: 90 }),
-      ],
+      modules: (assembled, enterprise, portico) =>
+        withHistoryOver(assembled, createHistoryModule({ pool: enterprise.database.pool, authz: portico.authz, logger: portico.logger, violations: violationSource(), synced: Promise.resolve(), retentionDays: 90 })),
     });
   }, 90_000);
   afterAll(() => ee?.close());

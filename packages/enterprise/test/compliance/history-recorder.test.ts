@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLogger } from '@portico/core';
+import { createLogger, type Authorizer } from '@portico/core';
 import { createPool, type Pool } from '../../src/db/pool.js';
 import { createHistoryRecorder, type HistoryRecorder } from '../../src/compliance/history/recorder.js';
 import { applyHistoryRetention } from '../../src/compliance/history/retention.js';
@@ -170,7 +170,7 @@ describe('violation history recorder on PostgreSQL', () => {
     let current: CurrentViolation[] = [];
     let synced!: () => void;
     const module = createHistoryModule({
-      pool: db.pool, authz: { isServerAdmin: () => true, can: () => true, memberProjects: () => [] }, logger, retentionDays: 90,
+      pool: db.pool, authz: {} as Authorizer, logger, retentionDays: 90,
       violations: { current: () => current as ViolationChange[], onViolationChange: () => ({ close() {} }) },
       synced: new Promise<void>((resolve) => (synced = resolve)),
     });

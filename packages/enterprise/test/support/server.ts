@@ -2,6 +2,7 @@ import { afterAll, beforeAll } from 'vitest';
 import type { Portico } from '@portico/core';
 import { apiAs, type ApiAs } from '../../../server/test/support/api-as.js';
 import { startPorticoServer, type ClusterMode, type PorticoServer, type PorticoServerOptions } from '../../../server/test/support/cluster-modes.js';
+import { createGatekeeperSimulator, type GatekeeperSimulator } from '../../src/compliance/index.js';
 import { createEnterprise, type Enterprise } from '../../src/enterprise.js';
 import { createEnterpriseModules } from '../../src/modules.js';
 import { enterprisePlugin, type EnterpriseModule } from '../../src/plugin.js';
@@ -10,6 +11,11 @@ import { exampleKeysFile } from './license.js';
 
 export interface EnterpriseServer extends PorticoServer {
   enterprise: Enterprise;
+  /**
+   * The simulated Gatekeeper working on this cluster: the one the compliance module runs beside the embedded
+   * cluster, or (Kubernetes mode, `gatekeeper: true`) one running as its own API client, as Gatekeeper does.
+   */
+  gatekeeper?: GatekeeperSimulator;
   schema: string;
   database: TestDatabase;
 }
@@ -22,8 +28,13 @@ export interface EnterpriseServerOptions extends Omit<PorticoServerOptions, 'plu
   /** A license token installed with POST /api/v1/license as the admin after start. */
   license?: string;
   now?: () => Date;
-  /** Modules added beside those the edition assembles (a module under test with a double of its source). */
-  modules?: (enterprise: Enterprise, portico: Portico) => EnterpriseModule[];
+  /** Kubernetes mode: run a simulated Gatekeeper beside Portico on the fake API server. */
+  gatekeeper?: boolean;
+  /**
+   * The modules to plug in, given those the edition assembles: a test replaces one with the same module over a
+   * double of its source (it stops what it drops).
+   */
+  modules?: (assembled: EnterpriseModule[], enterprise: Enterprise, portico: Portico) => EnterpriseModule[];
 }
 
 /**
@@ -34,6 +45,7 @@ export async function startEnterpriseServer(opts: EnterpriseServerOptions): Prom
   const database = opts.database ?? opts.join?.database ?? (await createTestDatabase());
   const ownsDatabase = !opts.database && !opts.join;
   let enterprise: Enterprise | undefined;
+  let embeddedGatekeeper: GatekeeperSimulator | undefined;
   const plugin = async (portico: Portico) => {
     enterprise = await createEnterprise({
       portico,
@@ -42,7 +54,10 @@ export async function startEnterpriseServer(opts: EnterpriseServerOptions): Prom
       now: opts.now,
     });
     await enterprise.database.migrated();
-    return enterprisePlugin(enterprise, [...createEnterpriseModules(enterprise, portico, portico.logger), ...(opts.modules?.(enterprise, portico) ?? [])]);
+    const assembled = createEnterpriseModules(enterprise, portico, portico.logger);
+    const modules = opts.modules?.(assembled, enterprise, portico) ?? assembled;
+    embeddedGatekeeper = modules.flatMap((m) => ('simulator' in m && m.simulator ? [m.simulator as GatekeeperSimulator] : []))[0];
+    return enterprisePlugin(enterprise, modules);
   };
   const server = await startPorticoServer({ ...opts, join: opts.join, adminPassword: opts.adminPassword ?? opts.join?.adminPassword, plugin }).catch(async (error: unknown) => {
     if (ownsDatabase) await database.drop();
@@ -52,12 +67,20 @@ export async function startEnterpriseServer(opts: EnterpriseServerOptions): Prom
     const applied = await apiAs(server.url, server.adminToken).post('/api/v1/license', { token: opts.license });
     if (applied.status !== 200) throw new Error(`installing the test license answered ${applied.status}: ${JSON.stringify(applied.body)}`);
   }
+  let gatekeeper = embeddedGatekeeper;
+  let ownGatekeeper: (GatekeeperSimulator & { start(): Promise<void> }) | undefined;
+  if (opts.gatekeeper && opts.mode === 'kubernetes' && !opts.join) {
+    ownGatekeeper = createGatekeeperSimulator(server.kubectl, { debounceMs: 10, installPollMs: 200 });
+    await ownGatekeeper.start();
+    gatekeeper = ownGatekeeper;
+  }
   const closeServer = server.close;
   const close = async () => {
+    await ownGatekeeper?.close();
     await closeServer();
     if (ownsDatabase) await database.drop();
   };
-  return Object.assign(server, { enterprise: enterprise!, schema: database.schema, database, close });
+  return Object.assign(server, { enterprise: enterprise!, gatekeeper, schema: database.schema, database, close });
 }
 
 /** Starts an Enterprise server before the tests of the enclosing `describe` and closes it after them. */

@@ -5,6 +5,7 @@ import { login, type TestPortico } from './portico.js';
 export interface Reply<T = any> {
   status: number;
   body: T;
+  headers: Record<string, string>;
 }
 
 /** Plain fetch calls as one caller, bearer-authenticated. */
@@ -15,6 +16,7 @@ export interface ApiAs {
   post<T = any>(path: string, body?: unknown): Promise<Reply<T>>;
   put<T = any>(path: string, body: unknown): Promise<Reply<T>>;
   del<T = any>(path: string): Promise<Reply<T>>;
+  patch<T = any>(path: string, body: unknown): Promise<Reply<T>>;
 }
 
 export function apiAs(url: string, token: string): ApiAs {
@@ -23,7 +25,9 @@ export function apiAs(url: string, token: string): ApiAs {
     if (body !== undefined) headers['content-type'] = 'application/json';
     const res = await fetch(`${url}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
     const text = await res.text();
-    return { status: res.status, body: (text ? JSON.parse(text) : undefined) as T };
+    const replyHeaders: Record<string, string> = {};
+    res.headers.forEach((value, name) => (replyHeaders[name] = value));
+    return { status: res.status, body: (text ? JSON.parse(text) : undefined) as T, headers: replyHeaders };
   };
   return {
     token,
@@ -32,6 +36,7 @@ export function apiAs(url: string, token: string): ApiAs {
     post: (path, body) => call('POST', path, body),
     put: (path, body) => call('PUT', path, body),
     del: (path) => call('DELETE', path),
+    patch: (path, body) => call('PATCH', path, body),
   };
 }
 

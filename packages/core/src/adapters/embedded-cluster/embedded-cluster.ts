@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { createLogger, type Logger } from '../../logger.js';
 import { createKroController, type KroController } from './kro/index.js';
-import { refKey, resources, type Cluster, type ResourceRef } from '../../ports/cluster.js';
+import { refKey, resources, type Cluster, type Disposable, type KubeObject, type ResourceRef } from '../../ports/cluster.js';
 import { builtinRef, customResourceDefinition, instanceRefOf, refsOfCrd, sameKind } from './discovery.js';
 import { createFileStore } from './file-store.js';
 import { applyManifests, readManifests } from './manifests.js';
@@ -28,9 +28,17 @@ export interface EmbeddedClusterOptions {
   maxKubernetesEvents?: number;
 }
 
+/**
+ * A validating admission webhook of the embedded cluster: runs before an object is created and refuses it by
+ * throwing (a PorticoError reaches the client as is). Simulated controllers (Gatekeeper) register here.
+ */
+export type AdmissionWebhook = (ref: ResourceRef, obj: KubeObject) => Promise<void> | void;
+
 export interface EmbeddedCluster extends Cluster {
   /** The simulated kro controller, running over this cluster's own Cluster port. */
   controller: KroController;
+  /** Adds a validating webhook on creates, like a ValidatingWebhookConfiguration; closing it removes it. */
+  addAdmissionWebhook(webhook: AdmissionWebhook): Disposable;
 }
 
 /**
@@ -95,6 +103,7 @@ export async function createEmbeddedCluster(opts: EmbeddedClusterOptions = {}): 
   bookmarks.unref();
   let closed = false;
   let controller: KroController | undefined;
+  const webhooks = new Set<AdmissionWebhook>();
 
   const port: Cluster = {
     async list(ref, listOpts) {
@@ -104,6 +113,7 @@ export async function createEmbeddedCluster(opts: EmbeddedClusterOptions = {}): 
       return store.get(ref, name, namespace);
     },
     async create(ref, obj) {
+      for (const webhook of webhooks) await webhook(ref, obj);
       const created = await store.create(ref, obj);
       if (refKey(ref) === refKey(resources.event)) await pruneEvents();
       return created;
@@ -128,5 +138,9 @@ export async function createEmbeddedCluster(opts: EmbeddedClusterOptions = {}): 
   // kro runs beside the API server and talks to it like any client: through the Cluster port.
   controller = createKroController(port, { stepMs: opts.kroStepMs ?? 300, now, logger });
   logger.info({ dataDir: opts.dataDir ?? null, objects: initial.objects.length }, 'embedded cluster started');
-  return Object.assign(port, { controller });
+  const addAdmissionWebhook = (webhook: AdmissionWebhook): Disposable => {
+    webhooks.add(webhook);
+    return { close: () => void webhooks.delete(webhook) };
+  };
+  return Object.assign(port, { controller, addAdmissionWebhook });
 }

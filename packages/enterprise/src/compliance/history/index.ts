@@ -16,7 +16,7 @@ const HOUR_MS = 3_600_000;
 
 export interface HistoryModuleDeps {
   pool: Pool;
-  authz: Pick<Authorizer, 'isServerAdmin' | 'can' | 'memberProjects'>;
+  authz: Authorizer;
   logger: Logger;
   violations: ViolationSource;
   /**

@@ -3,6 +3,7 @@ import type { Actor, Authorizer } from '@portico/core';
 import type { Pool } from 'pg';
 import type { Readable } from 'node:stream';
 import { withDatabase } from '../../db/outage.js';
+import { createComplianceAccess, type ComplianceAccess } from '../access.js';
 import { exportHistory } from './export.js';
 import { constraintOf, resourceOf, type HistoryFilter, type HistoryScope } from './filter-sql.js';
 import { countHistory, listHistory } from './query.js';
@@ -20,15 +21,13 @@ export interface HistoryService {
   export(actor: Actor, query: api.ViolationHistoryExportQuery): Promise<HistoryDownload>;
 }
 
-type HistoryAuthz = Pick<Authorizer, 'isServerAdmin' | 'can' | 'memberProjects'>;
-
 /**
- * The same rule as live violations: a Server Admin, or a holder of a global `compliance` `get` policy, sees
- * every record; anybody else those of the projects they are a member of (the project stored with the
- * record), and nothing else — not even that others exist.
+ * The same rule as live violations (compliance/access.ts): a Server Admin, or a holder of a global
+ * `compliance` `get` policy, sees every record; anybody else those of the projects they are a member of (the
+ * project stored with the record), and nothing else — not even that others exist.
  */
-export function historyScope(authz: HistoryAuthz, actor: Actor): HistoryScope {
-  if (authz.isServerAdmin(actor) || authz.can(actor, 'get', 'compliance')) return { all: true };
+export function historyScope(access: Pick<ComplianceAccess, 'readsPolicies'>, authz: Pick<Authorizer, 'memberProjects'>, actor: Actor): HistoryScope {
+  if (access.readsPolicies(actor)) return { all: true };
   return { all: false, projects: authz.memberProjects(actor) };
 }
 
@@ -43,15 +42,17 @@ export function filterOf(q: api.ViolationHistoryFilterQuery): HistoryFilter {
   };
 }
 
-export function createHistoryService(deps: { pool: Pool; authz: HistoryAuthz; retentionDays: number }): HistoryService {
+export function createHistoryService(deps: { pool: Pool; authz: Authorizer; retentionDays: number }): HistoryService {
+  const access = createComplianceAccess(deps.authz);
+  const scopeOf = (actor: Actor) => historyScope(access, deps.authz, actor);
   return {
-    list: (actor, query) => withDatabase(() => listHistory(deps.pool, historyScope(deps.authz, actor), filterOf(query), query.page, query.pageSize)),
+    list: (actor, query) => withDatabase(() => listHistory(deps.pool, scopeOf(actor), filterOf(query), query.page, query.pageSize)),
     async count(actor, query) {
-      const count = await withDatabase(() => countHistory(deps.pool, historyScope(deps.authz, actor), filterOf(query)));
+      const count = await withDatabase(() => countHistory(deps.pool, scopeOf(actor), filterOf(query)));
       return { count, retentionDays: deps.retentionDays };
     },
     async export(actor, query) {
-      const stream = await withDatabase(() => exportHistory(deps.pool, historyScope(deps.authz, actor), filterOf(query)));
+      const stream = await withDatabase(() => exportHistory(deps.pool, scopeOf(actor), filterOf(query)));
       const stamp = new Date().toISOString().replace(/[:.]/g, '-');
       return { stream, contentType: 'text/csv; charset=utf-8', filename: `violation-history-${stamp}.csv` };
     },

@@ -1,0 +1,29 @@
+import { forbidden, type Actor, type Authorizer } from '@portico/core';
+
+/** The RBAC object of §12.5's templates and constraints (a global `compliance` policy grants reading them). */
+export const complianceObject = 'compliance';
+
+/**
+ * Who sees what of compliance (§12.5): templates, constraints and every violation are for Server Admins and
+ * holders of a `compliance` `get` policy; a project's members see the violations of resources in the project's
+ * namespaces; writes (constraints, enforcement) need a Server Admin.
+ */
+export function createComplianceAccess(authz: Authorizer) {
+  const readsPolicies = (actor: Actor) => authz.isServerAdmin(actor) || authz.can(actor, 'get', complianceObject);
+  return {
+    readsPolicies,
+    /** A predicate over violations for one caller, decided once per call (not per violation). */
+    violationFilter(actor: Actor): (v: { project?: string }) => boolean {
+      if (readsPolicies(actor)) return () => true;
+      const member = new Set(authz.memberProjects(actor));
+      return (v) => v.project !== undefined && member.has(v.project);
+    },
+    requirePolicyReader(actor: Actor) {
+      if (!readsPolicies(actor)) throw forbidden('reading compliance templates and constraints needs a Server Admin or a `compliance` policy', { resource: complianceObject, action: 'get' });
+    },
+    requireAdmin(actor: Actor, action: string) {
+      if (!authz.isServerAdmin(actor)) throw forbidden(`${action} needs a Server Admin`, { resource: complianceObject, action: 'update' });
+    },
+  };
+}
+export type ComplianceAccess = ReturnType<typeof createComplianceAccess>;

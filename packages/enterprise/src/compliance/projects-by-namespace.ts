@@ -1,0 +1,36 @@
+import { createInformer, destinationAllows, resources, type Cluster, type Informer, type Logger } from '@portico/core';
+
+/**
+ * Which project a namespace belongs to, from the Project resources' destinations: the project that names the
+ * namespace exactly, else the first by name whose pattern (`payments-*`, `*`) covers it. A violation of a
+ * resource is shown to the members of that project.
+ */
+export interface ProjectsByNamespace {
+  projectOf(namespace: string): string | undefined;
+  start(): Promise<void>;
+  stop(): void;
+}
+
+export function createProjectsByNamespace(cluster: Cluster, logger: Logger): ProjectsByNamespace {
+  const informer: Informer = createInformer(cluster, resources.project, { logger });
+  let memo = new Map<string, string | undefined>();
+  const subscription = informer.on(() => (memo = new Map()));
+  const lookup = (namespace: string): string | undefined => {
+    const projects = informer.list().sort((a, b) => a.metadata.name.localeCompare(b.metadata.name));
+    const destinationsOf = (p: (typeof projects)[number]) => (Array.isArray(p.spec?.destinations) ? p.spec.destinations : []);
+    const exact = projects.find((p) => destinationsOf(p).some((d: { namespace?: unknown }) => d?.namespace === namespace));
+    return (exact ?? projects.find((p) => destinationAllows(destinationsOf(p), namespace)))?.metadata.name;
+  };
+  return {
+    projectOf(namespace) {
+      if (!namespace) return undefined;
+      if (!memo.has(namespace)) memo.set(namespace, lookup(namespace));
+      return memo.get(namespace);
+    },
+    start: () => informer.start(),
+    stop() {
+      subscription.close();
+      informer.stop();
+    },
+  };
+}
