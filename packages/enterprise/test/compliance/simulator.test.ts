@@ -62,7 +62,7 @@ describe('the simulated Gatekeeper on the embedded cluster', () => {
     expect(owner0!.status.totalViolations).toBe(instances / 2);
     expect(owner0!.status.violations[0]).toMatchObject({ kind: 'Deployment', namespace: 'team-a-dev', group: 'apps', message: 'you must provide labels: ["owner-0"]' });
     const again = await sim.audit();
-    expect(again).toMatchObject({ written: 0, violations: first.violations });
+    expect(again).toMatchObject({ judged: 0, written: 0, violations: first.violations });
     await cluster.patch(appRef, 'app-1', { spec: { labels: { 'owner-0': 'fixed' } } }, { namespace: 'team-a-dev' });
     await eventually(() => cluster.get(ref, 'owner-0'), (c) => c?.status?.totalViolations === instances / 2 - 1, 'the fix to be audited');
   }, 60_000);

@@ -36,15 +36,19 @@ export const toStatusViolation = (f: Finding): StatusViolation => {
  */
 export function createAuditCache() {
   const cache = new Map<string, { stamp: string; findings: Finding[] }>();
+  let judged = 0;
   return {
     findings(set: ConstraintSet, generation: number, key: string, subject: AuditSubject): Finding[] {
       const stamp = `${generation}|${subject.object.metadata.resourceVersion ?? ''}|${subject.rgd?.metadata.resourceVersion ?? ''}`;
       const hit = cache.get(key);
       if (hit && hit.stamp === stamp) return hit.findings;
       const findings = judgeSubject(set, subject);
+      judged++;
       cache.set(key, { stamp, findings });
       return findings;
     },
+    /** Subjects judged (not answered from memory) since the cache was made: a pass reports its share. */
+    judged: () => judged,
     /** Forgets subjects not seen in the last pass. */
     retain(seen: ReadonlySet<string>) {
       for (const key of cache.keys()) if (!seen.has(key)) cache.delete(key);

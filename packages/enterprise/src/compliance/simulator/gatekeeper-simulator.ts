@@ -20,6 +20,11 @@ export interface GatekeeperSimulatorOptions {
 
 export interface AuditReport {
   subjects: number;
+  /**
+   * Subjects evaluated in this pass; the others' findings came from the audit's memory (unchanged object, RGD
+   * and constraints). Equal to `subjects` after a constraint change, 0 for a periodic pass over a quiet cluster.
+   */
+  judged: number;
   constraints: number;
   violations: number;
   /** Constraints whose status was written (changed). */
@@ -182,6 +187,7 @@ export function createGatekeeperSimulator(cluster: Cluster, opts: GatekeeperSimu
     const started = performance.now();
     const byConstraint = new Map<string, StatusViolation[]>();
     const seen = new Set<string>();
+    const judgedBefore = cache.judged();
     const list = subjects();
     for (const [key, subject] of list) {
       seen.add(key);
@@ -219,7 +225,7 @@ export function createGatekeeperSimulator(cluster: Cluster, opts: GatekeeperSimu
       }
     }
     for (const id of written.keys()) if (!current.has(id)) written.delete(id);
-    return { subjects: list.length, constraints, violations: total, written: writes, ms: performance.now() - started };
+    return { subjects: list.length, judged: cache.judged() - judgedBefore, constraints, violations: total, written: writes, ms: performance.now() - started };
   }
 
   async function audit(): Promise<AuditReport> {
