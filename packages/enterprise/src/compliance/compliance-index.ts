@@ -25,6 +25,8 @@ export interface ComplianceIndex extends ViolationChangeSource {
   constraintRef(kind: string): ResourceRef | undefined;
   /** Every violation in force, ordered by constraint then resource; the same array until the next change. */
   violations(): readonly IndexedViolation[];
+  /** The violations attributed to one project, in the same order (a list filtered by project reads only these). */
+  violationsOfProject(project: string): readonly IndexedViolation[];
   onPolicyChange(listener: (change: PolicyChange) => void): Disposable;
   start(): Promise<void>;
   stop(): void;
@@ -48,6 +50,7 @@ export function createComplianceIndex(deps: { cluster: Cluster; projects: Projec
   const pendingKinds = new Set<string>(); // kinds of templates not served (yet)
   const byConstraint = new Map<string, Map<string, ViolationChange>>(); // `${kind}/${name}` → key → violation
   let sorted: IndexedViolation[] | undefined;
+  let byProject: Map<string, IndexedViolation[]> | undefined; // grouped from `sorted`, dropped with it
   const violationListeners = new Set<ViolationChangeListener>();
   const policyListeners = new Set<(change: PolicyChange) => void>();
   let closed = false;
@@ -93,7 +96,7 @@ export function createComplianceIndex(deps: { cluster: Cluster; projects: Projec
       else if (old.enforcementAction !== v.enforcementAction) changes.push(v);
       else after.set(key, old); // unchanged: keep when it was first observed here
     }
-    if (changes.length > 0) sorted = undefined;
+    if (changes.length > 0) [sorted, byProject] = [undefined, undefined];
     emit(policyListeners, { type: 'constraint', action: event.type === 'ADDED' ? 'add' : event.type === 'DELETED' ? 'delete' : 'update', object: obj, violations: changes });
     for (const change of changes) emit(violationListeners, change);
   }
@@ -154,6 +157,17 @@ export function createComplianceIndex(deps: { cluster: Cluster; projects: Projec
     }
   }
 
+  function violations(): readonly IndexedViolation[] {
+    if (!sorted) {
+      sorted = [...byConstraint.values()].flatMap((m) => [...m.values()]);
+      sorted.sort((a, b) =>
+        a.constraintKind.localeCompare(b.constraintKind) || a.constraintName.localeCompare(b.constraintName) ||
+        a.resource.namespace.localeCompare(b.resource.namespace) || a.resource.kind.localeCompare(b.resource.kind) ||
+        a.resource.name.localeCompare(b.resource.name) || a.message.localeCompare(b.message));
+    }
+    return sorted;
+  }
+
   const allConstraints = () => [...kindRefs.values()].flatMap((ref) => constraintInformers.get(ref)?.list() ?? []);
 
   return {
@@ -167,15 +181,18 @@ export function createComplianceIndex(deps: { cluster: Cluster; projects: Projec
       return ref ? constraintInformers.get(ref)?.get(name) : undefined;
     },
     constraintRef: (kind) => kindRefs.get(kind),
-    violations() {
-      if (!sorted) {
-        sorted = [...byConstraint.values()].flatMap((m) => [...m.values()]);
-        sorted.sort((a, b) =>
-          a.constraintKind.localeCompare(b.constraintKind) || a.constraintName.localeCompare(b.constraintName) ||
-          a.resource.namespace.localeCompare(b.resource.namespace) || a.resource.kind.localeCompare(b.resource.kind) ||
-          a.resource.name.localeCompare(b.resource.name) || a.message.localeCompare(b.message));
+    violations,
+    violationsOfProject(project) {
+      if (!byProject) {
+        byProject = new Map();
+        for (const v of violations()) {
+          if (!v.project) continue;
+          let list = byProject.get(v.project);
+          if (!list) byProject.set(v.project, (list = []));
+          list.push(v);
+        }
       }
-      return sorted;
+      return byProject.get(project) ?? [];
     },
     current: () => [...byConstraint.values()].flatMap((m) => [...m.values()]),
     onViolationChange(listener) {

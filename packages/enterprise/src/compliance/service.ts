@@ -18,8 +18,9 @@ export interface ComplianceDeps {
   projects: ProjectsService;
 }
 
-const page = <T>(items: readonly T[], q: { page: number; pageSize: number }) => ({
-  items: items.slice((q.page - 1) * q.pageSize, q.page * q.pageSize),
+/** One page of `items`, each of its items (only) turned into its wire form by `wire`. */
+const page = <T, W>(items: readonly T[], q: { page: number; pageSize: number }, wire: (item: T) => W) => ({
+  items: items.slice((q.page - 1) * q.pageSize, q.page * q.pageSize).map(wire),
   total: items.length,
   page: q.page,
   pageSize: q.pageSize,
@@ -93,7 +94,7 @@ export function createComplianceService(deps: ComplianceDeps) {
     templates(actor: Actor, q: api.CompliancePageQuery): api.ConstraintTemplateList {
       requireInstalled();
       access.requirePolicyReader(actor);
-      return page(index.templates().map(toTemplate), q);
+      return page(index.templates(), q, toTemplate);
     },
 
     template(actor: Actor, name: string): api.ConstraintTemplate {
@@ -108,7 +109,7 @@ export function createComplianceService(deps: ComplianceDeps) {
       requireInstalled();
       access.requirePolicyReader(actor);
       const items = index.constraints().filter((c) => (!q.kind || c.kind === q.kind) && (!q.enforcement || enforcementOf(c) === q.enforcement));
-      return page(items.map((c) => toConstraint(c)), q);
+      return page(items, q, (c) => toConstraint(c));
     },
 
     constraint(actor: Actor, kind: string, name: string): api.Constraint {
@@ -123,13 +124,16 @@ export function createComplianceService(deps: ComplianceDeps) {
       requireInstalled();
       const [cKind, cName] = q.constraint ? q.constraint.split('/') : [];
       const [rKind, rNs, rName] = q.resource ? q.resource.split('/') : [];
-      const items = visibleViolations(actor).filter(
+      // A project's list reads that project's violations only, not every violation in force.
+      const candidates = q.project ? index.violationsOfProject(q.project) : index.violations();
+      const visible = access.violationFilter(actor);
+      const items = candidates.filter(
         (v) =>
-          (!q.project || v.project === q.project) &&
+          visible(v) &&
           (!q.constraint || (v.constraintKind === cKind && v.constraintName === cName)) &&
           (!q.resource || (v.resource.kind === rKind && v.resource.namespace === rNs && v.resource.name === rName)),
       );
-      return page(items.map(toViolation), q);
+      return page(items, q, toViolation);
     },
 
     async createConstraint(actor: Actor, body: api.CreateConstraintRequest): Promise<api.Constraint> {

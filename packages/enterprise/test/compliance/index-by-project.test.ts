@@ -1,0 +1,68 @@
+import { createEmbeddedCluster, createLogger, type EmbeddedCluster, type ResourceRef } from '@portico/core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventually } from '../../../core/test/support/eventually.js';
+import { createComplianceIndex, type ComplianceIndex } from '../../src/compliance/compliance-index.js';
+import { createProjectsByNamespace, type ProjectsByNamespace } from '../../src/compliance/projects-by-namespace.js';
+
+const catalog = new URL('../../../../examples/catalog', import.meta.url).pathname;
+const constraintRef: ResourceRef = { group: 'constraints.gatekeeper.sh', version: 'v1beta1', kind: 'K8sRequiredLabels', plural: 'k8srequiredlabels', namespaced: false };
+
+/** Status violations as Gatekeeper's audit writes them: Deployments in the given namespaces (and one Namespace). */
+const statusOf = (namespaces: string[]) => {
+  const violations = [
+    ...namespaces.map((namespace, i) => ({ enforcementAction: 'dryrun', group: 'apps', version: 'v1', kind: 'Deployment', namespace, name: `app-${i}`, message: `missing label ${i}` })),
+    { enforcementAction: 'dryrun', group: '', version: 'v1', kind: 'Namespace', name: 'payments-dev', message: 'namespace without label' },
+  ];
+  return { totalViolations: violations.length, violations };
+};
+const byProjectFiltering = (index: ComplianceIndex, project: string) => index.violations().filter((v) => v.project === project);
+
+// The violations list filtered by project reads the index's per-project groups instead of scanning every violation
+// in force: these must be exactly what filtering the whole list gives, in the same order, and follow changes.
+describe('the compliance index grouped by project', () => {
+  let cluster: EmbeddedCluster;
+  let projects: ProjectsByNamespace;
+  let index: ComplianceIndex;
+
+  beforeAll(async () => {
+    cluster = await createEmbeddedCluster({ manifests: [catalog], kroStepMs: 0 });
+    const logger = createLogger('silent');
+    projects = createProjectsByNamespace(cluster, logger);
+    await projects.start();
+    index = createComplianceIndex({ cluster, projects, logger, installPollMs: 50 });
+    await index.start();
+  });
+  afterAll(async () => {
+    index?.stop();
+    projects?.stop();
+    await cluster?.close();
+  });
+
+  it('holds what filtering every violation by project holds, in the same order, and follows changes', async () => {
+    // Only K8sRequiredLabels has its CRD here (no simulator generates the others): that kind is all this needs.
+    await eventually(() => Promise.resolve(index.constraintRef('K8sRequiredLabels')), (ref) => ref !== undefined, 'the index to read K8sRequiredLabels');
+    const namespaces = ['payments-prod', 'default', 'elsewhere', 'payments-dev', 'default', 'payments-prod'];
+    await cluster.create(constraintRef, { apiVersion: 'constraints.gatekeeper.sh/v1beta1', kind: 'K8sRequiredLabels', metadata: { name: 'zz-team' }, spec: { match: { kinds: [{ apiGroups: ['apps'], kinds: ['Deployment'] }] } } });
+    await cluster.patch(constraintRef, 'zz-team', { status: statusOf(namespaces) });
+    await cluster.create(constraintRef, { apiVersion: 'constraints.gatekeeper.sh/v1beta1', kind: 'K8sRequiredLabels', metadata: { name: 'aa-owner' }, spec: { match: { kinds: [{ apiGroups: ['apps'], kinds: ['Deployment'] }] } } });
+    await cluster.patch(constraintRef, 'aa-owner', { status: statusOf(['default', 'payments-staging']) });
+    await eventually(() => Promise.resolve(index.violations().length), (n) => n === 10, 'both statuses indexed');
+
+    for (const project of ['payments', 'default', 'nobody']) expect(index.violationsOfProject(project)).toEqual(byProjectFiltering(index, project));
+    const payments = index.violationsOfProject('payments');
+    // aa-owner sorts before zz-team; a Namespace counts for the project that holds it.
+    expect(payments.map((v) => `${v.constraintName} ${v.resource.kind}/${v.resource.namespace}/${v.resource.name}`)).toEqual([
+      'aa-owner Namespace//payments-dev',
+      'aa-owner Deployment/payments-staging/app-1',
+      'zz-team Namespace//payments-dev',
+      'zz-team Deployment/payments-dev/app-3',
+      'zz-team Deployment/payments-prod/app-0',
+      'zz-team Deployment/payments-prod/app-5',
+    ]);
+    expect(index.violationsOfProject('nobody')).toEqual([]);
+
+    await cluster.patch(constraintRef, 'zz-team', { status: statusOf(['default']) });
+    await eventually(() => Promise.resolve(index.violationsOfProject('payments').length), (n) => n === 3, 'the change to reach the groups');
+    for (const project of ['payments', 'default']) expect(index.violationsOfProject(project)).toEqual(byProjectFiltering(index, project));
+  });
+});
