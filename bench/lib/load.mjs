@@ -3,8 +3,8 @@
 import { Pool } from 'undici';
 
 /**
- * `requests(worker, k)`, when given, names the k-th request of a worker (`{method, path, expectStatus}`), e.g.
- * a write followed by its undo; otherwise every request is a GET of the next of `path`.
+ * `requests(worker, k)`, when given, names the k-th request of a worker (`{method, path, body?, expectStatus}`),
+ * e.g. a write followed by its undo; otherwise every request is a GET of the next of `path`.
  */
 export async function load({ url, path, headers = {}, connections = 32, pipelining = 1, durationMs = 5000, warmupMs = 500, expectStatus = 200, requests }) {
   const origin = new URL(url).origin;
@@ -23,7 +23,7 @@ export async function load({ url, path, headers = {}, connections = 32, pipelini
       const next = requests ? requests(w, k) : { path: paths[i++ % paths.length] };
       const t0 = performance.now();
       try {
-        const res = await pool.request({ method: next.method ?? 'GET', path: next.path, headers });
+        const res = await pool.request({ method: next.method ?? 'GET', path: next.path, headers, body: next.body });
         await res.body.dump();
         if (res.statusCode !== (next.expectStatus ?? expectStatus)) unexpected++;
       } catch {
