@@ -53,7 +53,7 @@ await portico.cluster.controller.settle();
 clearInterval(keepAlive);
 const kroMs = since() - manifestsMs;
 
-// As the Enterprise bin wires it, with a license that has the `compliance` feature only (BENCH_FEATURES adds others).
+// As the Enterprise bin wires it (audit trail included), with a license that has the `compliance` feature (BENCH_FEATURES).
 const licenseFile = join(work, 'license.jwt');
 const issue = here('../../examples/enterprise/issue-license.mjs');
 writeFileSync(licenseFile, execFileSync(process.execPath, [issue, `--features=${features}`, '--expires=+30d'], { encoding: 'utf8' }).trim());
