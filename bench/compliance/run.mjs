@@ -15,6 +15,7 @@
 // features, default `compliance`), BENCH_DATABASE_URL.
 import { loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
+import { call as api, ok } from '../lib/api.mjs';
 import { startChild } from '../lib/child.mjs';
 import { load } from '../lib/load.mjs';
 import { cores } from '../lib/machine.mjs';
@@ -41,21 +42,6 @@ watchdog.unref();
 const t0 = performance.now();
 const step = (what) => console.log(`  … ${what} (${fmt((performance.now() - t0) / 1000, 1)} s)`);
 const problems = [];
-
-async function api(url, method, route, token, body) {
-  const res = await fetch(`${url}${route}`, {
-    method,
-    headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
-    body: body && JSON.stringify(body),
-  });
-  const text = await res.text();
-  return { status: res.status, body: text ? JSON.parse(text) : undefined, raw: text };
-}
-async function ok(url, method, route, token, body) {
-  const res = await api(url, method, route, token, body);
-  if (res.status >= 300) throw new Error(`${method} ${route}: ${res.status} ${res.raw}`);
-  return res.body;
-}
 
 /** Portico and node:http serving the same bytes, measured one after the other with the same load. */
 async function measure(url, sameBytes, { method = 'GET', route, token, body }) {

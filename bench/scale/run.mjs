@@ -11,6 +11,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir, loadavg } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { ok as api } from '../lib/api.mjs';
 import { startChild } from '../lib/child.mjs';
 import { load } from '../lib/load.mjs';
 import { fmt, printTable } from '../lib/table.mjs';
@@ -72,17 +73,6 @@ async function stopServer(child) {
   const exited = new Promise((r) => child.once('exit', r));
   child.kill('SIGTERM');
   await exited;
-}
-
-async function api(url, method, route, token, body) {
-  const res = await fetch(`${url}${route}`, {
-    method,
-    headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
-    body: body && JSON.stringify(body),
-  });
-  const text = await res.text();
-  if (res.status >= 300) throw new Error(`${method} ${route}: ${res.status} ${text}`);
-  return text ? JSON.parse(text) : undefined;
 }
 
 const login = async (url, username, password) => (await api(url, 'POST', '/api/v1/auth/local/login', undefined, { username, password })).token;
