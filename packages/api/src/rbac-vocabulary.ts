@@ -88,11 +88,20 @@ const rows: RbacResourceRow[] = [...ossRbacResources];
 /** The rows in force: the OSS ones, then those registered by plugins, in registration order. */
 export const rbacResourceRows = (): readonly RbacResourceRow[] => rows;
 
+// Derived lists, recomputed only when rows are registered or removed: can-i validates its action against
+// them on every request.
+let derived: { all: readonly string[]; policy: readonly string[] } | undefined;
+const derive = () =>
+  (derived ??= {
+    all: Object.freeze([...new Set(rows.flatMap((r) => r.actions))]),
+    policy: Object.freeze([...new Set(rows.filter((r) => r.policy).flatMap((r) => r.actions))]),
+  });
+
 /** Every action of the rows in force (`get` … `delete`, `reveal`), in first-seen order. */
-export const rbacAllActions = (): string[] => [...new Set(rows.flatMap((r) => r.actions))];
+export const rbacAllActions = (): readonly string[] => derive().all;
 
 /** Every action a project policy may name, from the policy rows. */
-export const rbacPolicyActions = (): string[] => [...new Set(rows.filter((r) => r.policy).flatMap((r) => r.actions))];
+export const rbacPolicyActions = (): readonly string[] => derive().policy;
 
 /** The resource names can-i and the CLI accept. */
 export const rbacResourceNames = (): string[] => rows.map((r) => r.resource);
@@ -117,7 +126,9 @@ export function registerRbacResources(extra: readonly RbacResourceRow[]): () => 
       rows[at] = row;
     } else rows.push(row);
   }
+  derived = undefined;
   return () => {
+    derived = undefined;
     for (const row of extra) {
       const at = rows.indexOf(row);
       if (at < 0) continue;

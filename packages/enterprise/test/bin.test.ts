@@ -113,6 +113,23 @@ describe('portico-server-enterprise (built bin)', () => {
     }
   });
 
+  it('serves Prometheus metrics on METRICS_ADDRESS like the OSS server, with the Enterprise routes counted', async () => {
+    const schema = uniqueSchema('bin');
+    schemas.push(schema);
+    const p = runBin({ ...(await envFor(schema)), METRICS_ADDRESS: '127.0.0.1:0' });
+    try {
+      const url = await listening(p);
+      const metricsUrl = /Prometheus metrics at (http:\/\/[^\s"]+)\/metrics/.exec(p.out())?.[1];
+      expect(metricsUrl, p.out().slice(-2000)).toBeDefined();
+      await readyz(url, 200);
+      expect((await fetch(`${url}/api/v1/license`)).status).toBe(401);
+      const text = await (await fetch(`${metricsUrl}/metrics`)).text();
+      expect(text).toMatch(/^portico_http_requests_total\{.*\} [1-9]/m);
+    } finally {
+      expect(await p.stop()).toBe(0);
+    }
+  });
+
   it('an unreachable database fails readiness naming postgres, not liveness', async () => {
     const p = runBin(await envFor(uniqueSchema('bin'), 'postgres://postgres@127.0.0.1:1/test'));
     try {

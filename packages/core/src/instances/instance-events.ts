@@ -1,4 +1,5 @@
 import type * as api from '@portico/api';
+import { deepEqual } from '../json-equal.js';
 import type { DomainEvent } from '../types.js';
 import type { IndexChange, IndexedInstance } from './instance-index.js';
 
@@ -46,6 +47,10 @@ const scope = (item: IndexedInstance) => ({
 export function eventsForChange(change: IndexChange, totalResources: (item: IndexedInstance) => number): DomainEvent[] {
   const { current, previous, action } = change;
   const instance = current.instance;
+  // Portico's own bookkeeping write (an entry added to the instance's timeline annotation) changes nothing a
+  // client is shown but the resourceVersion: it is not a status change, and every subscriber of the project
+  // would otherwise get each state change twice.
+  if (action === 'update' && previous && previous.project === current.project && onlyVersionChanged(previous.instance, instance)) return [];
   const update: api.InstanceUpdate = {
     action,
     namespace: instance.namespace,
@@ -68,6 +73,14 @@ export function eventsForChange(change: IndexChange, totalResources: (item: Inde
     events.push({ type: 'counts_changed', data: {} });
   }
   return events;
+}
+
+function onlyVersionChanged(before: api.Instance, after: api.Instance): boolean {
+  if (before.resourceVersion === after.resourceVersion) return false;
+  for (const key of Object.keys(after) as (keyof api.Instance)[]) {
+    if (key !== 'resourceVersion' && !deepEqual(before[key], after[key])) return false;
+  }
+  return Object.keys(before).length === Object.keys(after).length;
 }
 
 /** The source-dedupe key of a change (contract: `<uid>:<resourceVersion>:<type>`). */

@@ -45,6 +45,23 @@ describe('instance history', () => {
     expect(world.instances.timeline(actors.alice, key).items.find((e) => e.type === 'updated')).toMatchObject({ actor: 'alice', message: 'spec changed: replicas' });
   });
 
+  it('a timeline entry is not news to subscribers: no instance_update for Portico\'s own annotation write', async () => {
+    const key = await create('history-quiet');
+    await eventually(() => statusEntries(key), (s) => s.at(-1)?.toState === 'ACTIVE', 'the ACTIVE entry');
+    const updates = () =>
+      world.received.filter((e) => e.type === 'instance_update' && (e.data as api.InstanceUpdate).name === 'history-quiet').map((e) => (e.data as api.InstanceUpdate).instance);
+    // Every update shows something new besides its version: the recorder's writes (one per state) sent none.
+    const seen = updates();
+    for (let i = 1; i < seen.length; i++) expect({ ...seen[i], resourceVersion: '' }).not.toEqual({ ...seen[i - 1], resourceVersion: '' });
+    // The last version stored is the timeline write's, newer than the last update sent.
+    const stored = world.instances.index.get(key)!.object.metadata.resourceVersion;
+    expect(seen.at(-1)!.resourceVersion).not.toBe(stored);
+    // A visible change after it is sent as usual, with the version that includes the timeline write.
+    await world.instances.patch(actors.alice, key, { spec: { replicas: 7 } });
+    const next = await world.nextEvent((e) => e.type === 'instance_update' && (e.data as api.InstanceUpdate).instance.spec.replicas === 7);
+    expect(Number((next.data as api.InstanceUpdate).instance.resourceVersion)).toBeGreaterThan(Number(stored));
+  });
+
   it('lists the child resources by spec.resources id, all ready once the instance is', async () => {
     const key = await create('history-kids');
     await eventually(() => world.instances.get(actors.alice, key).health, (h) => h === 'Healthy', 'Healthy');

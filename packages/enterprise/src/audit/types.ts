@@ -1,30 +1,7 @@
-/** One record of the trail, as the contract shows it. */
-export interface AuditEvent {
-  id: string;
-  timestamp: string;
-  userId: string;
-  userEmail: string;
-  sourceIP: string;
-  userAgent: string;
-  action: string;
-  resource: string;
-  name: string;
-  project?: string;
-  namespace?: string;
-  requestId: string;
-  result: AuditResult;
-  httpStatus: number;
-  details: Record<string, unknown>;
-}
+import type { AuditConfig, AuditEvent, AuditResult } from '@portico/api/enterprise';
 
-export type AuditResult = 'success' | 'denied' | 'error';
-
-export interface AuditConfig {
-  enabled: boolean;
-  retentionDays: number;
-  excludeActions: string[];
-  excludeResources: string[];
-}
+// The record and the configuration are the contract's own types; the trail adds nothing to them.
+export type { AuditConfig, AuditEvent, AuditResult };
 
 /** Filters of a listing or an export; `from`/`to` are instants (RFC 3339 on the wire). */
 export interface AuditFilter {

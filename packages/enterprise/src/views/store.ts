@@ -22,16 +22,8 @@ export interface ViewStore {
   delete(slug: string): Promise<void>;
 }
 
-interface Row {
-  slug: string;
-  name: string;
-  icon: string;
-  description: string;
-  order: number;
-  shared: boolean;
-  owner: string;
-  filter: ViewFilter;
-}
+/** A row has the view's own columns (the filter is jsonb), under the same names. */
+type Row = StoredView;
 
 const COLUMNS = `slug, name, icon, description, "order", shared, owner, filter`;
 // Filters written by an older version gain the defaults of the current schema.

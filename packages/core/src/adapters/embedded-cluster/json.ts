@@ -9,18 +9,7 @@ export const toJson = <T>(value: T): T => JSON.parse(JSON.stringify(value)) as T
 
 export const clone = <T>(value: T): T => structuredClone(value);
 
-export function deepEqual(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (Array.isArray(a)) {
-    return Array.isArray(b) && a.length === b.length && a.every((v, i) => deepEqual(v, b[i]));
-  }
-  if (isObject(a) && isObject(b)) {
-    const ka = Object.keys(a);
-    if (ka.length !== Object.keys(b).length) return false;
-    return ka.every((k) => Object.prototype.hasOwnProperty.call(b, k) && deepEqual(a[k], b[k]));
-  }
-  return false;
-}
+export { deepEqual } from '../../json-equal.js';
 
 /** RFC 7386 JSON merge patch: objects merge recursively, `null` deletes a key, anything else replaces. */
 export function mergePatch(target: unknown, patch: unknown): unknown {

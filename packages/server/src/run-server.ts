@@ -1,0 +1,121 @@
+import { createPortico, loadConfig, type Logger, type Portico, type PorticoConfig } from '@portico/core';
+import { runAdminCommand } from './admin-command.js';
+import { createServer, type CreateServerOptions } from './app.js';
+import { consoleLogger } from './console/logger.js';
+import { passwordBox } from './console/password-box.js';
+import { createServerMetrics, listenForMetrics, type MetricsListener } from './metrics/index.js';
+import type { PorticoPlugin } from './plugin.js';
+import { pluginEventStreams } from './plugins.js';
+import { attachWebSocket } from './ws/index.js';
+
+/** What an edition's binary adds to the one start-up and shutdown every Portico server shares. */
+export interface ServerBinary<X = undefined> {
+  /** The command's name, at the start of its error lines (`portico-server: …`). */
+  name: string;
+  /** The edition's name in the listening line (`Portico Enterprise listening on …`); none for OSS. */
+  edition?: string;
+  /** The edition's own configuration, read beside the core's: a bad value stops start-up the same way. */
+  loadConfig?(env: NodeJS.ProcessEnv): X;
+  /** The edition's plugins, built once Portico has started; each one's `stop` runs after the HTTP server closed. */
+  plugins?(portico: Portico, logger: Logger, config: X): Promise<PorticoPlugin[]>;
+  /** Extra fields for the listening log line. */
+  describe?(config: X): Record<string, unknown>;
+}
+
+/** `0.0.0.0` and `::` are not addresses a browser can open. */
+const displayHost = (host: string) => (host === '0.0.0.0' || host === '::' || host === '' ? 'localhost' : host.includes(':') ? `[${host}]` : host);
+
+const urlOf = (host: string, port: number) => `http://${displayHost(host)}:${port}`;
+
+/**
+ * The server binaries' main: configuration, the admin subcommand, Portico, plugins, HTTP + WebSocket, the
+ * metrics listener, the generated-password box, and a graceful shutdown on SIGTERM/SIGINT. One place, so the
+ * OSS and Enterprise binaries cannot drift apart (same logs, same metrics, same shutdown order).
+ */
+export function runServerBinary<X = undefined>(binary: ServerBinary<X>): void {
+  main(binary).catch((error: unknown) => {
+    process.stderr.write(`${binary.name}: failed to start: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.exit(1);
+  });
+}
+
+/** Bad configuration stops start-up with one line naming the variable. */
+function configOrExit<X>(binary: ServerBinary<X>): { config: PorticoConfig; extra: X } {
+  try {
+    return { config: loadConfig(process.env), extra: binary.loadConfig?.(process.env) as X };
+  } catch (error) {
+    process.stderr.write(`${binary.name}: ${(error as Error).message}\n`);
+    process.exit(1);
+  }
+}
+
+async function main<X>(binary: ServerBinary<X>): Promise<void> {
+  const { config, extra } = configOrExit(binary);
+  const logger: Logger = consoleLogger(config);
+  if (process.argv[2] === 'admin') {
+    process.exit(await runAdminCommand(process.argv.slice(3), config, logger, urlOf(config.server.host, config.server.port)));
+  }
+  // A stray rejection is a bug to log, not a reason to drop every connection; an uncaught exception leaves
+  // state unknown, so that one ends the process.
+  process.on('unhandledRejection', (reason) => logger.error({ err: reason }, 'unhandled rejection'));
+  process.on('uncaughtException', (error) => {
+    logger.fatal({ err: error }, 'uncaught exception');
+    process.exit(1);
+  });
+
+  // In development a generated admin password is shown in a box once the server listens, not in a log line.
+  let generatedPassword: string | undefined;
+  const showGeneratedPassword = config.profile === 'development' ? (password: string) => void (generatedPassword = password) : undefined;
+  const portico = await createPortico({ config, logger, showGeneratedPassword });
+  const plugins = await (binary.plugins?.(portico, logger, extra) ?? Promise.resolve([])).catch(async (error: unknown) => {
+    await portico.stop().catch(() => {});
+    throw error;
+  });
+  const stopPlugins = async () => {
+    for (const plugin of plugins) await plugin.stop?.();
+  };
+
+  const metrics = createServerMetrics(portico);
+  const upgrade: CreateServerOptions['upgrade'] = (server) => {
+    const sockets = attachWebSocket(server, portico, { onEventSent: metrics.eventSent, streams: pluginEventStreams(plugins) });
+    metrics.countConnectionsWith(sockets.connectionCount);
+    return sockets;
+  };
+  const app = createServer(portico, { upgrade, metrics, plugins });
+  const address = await app.listen(config.server.host, config.server.port).catch(async (error: unknown) => {
+    await stopPlugins().catch(() => {});
+    await portico.stop().catch(() => {});
+    throw error;
+  });
+  const url = urlOf(address.address, address.port);
+  const product = binary.edition ? `Portico ${binary.edition}` : 'Portico';
+  logger.info({ url, profile: config.profile, ...binary.describe?.(extra) }, `${product} listening on ${url}`);
+  let metricsListener: MetricsListener | undefined;
+  if (config.metrics) {
+    metricsListener = await listenForMetrics(metrics, config.metrics.host, config.metrics.port);
+    logger.info({ port: metricsListener.address.port }, `Prometheus metrics at http://${displayHost(metricsListener.address.address)}:${metricsListener.address.port}/metrics`);
+  }
+  if (config.swaggerUi) logger.info({ url: `http://localhost:${address.port}/swagger/` }, `API explorer at http://localhost:${address.port}/swagger/`);
+
+  if (generatedPassword) process.stdout.write(passwordBox(generatedPassword, url));
+
+  let stopping = false;
+  const shutdown = async (signal: NodeJS.Signals) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'shutting down: finishing in-flight requests');
+    try {
+      // Stops accepting, waits for in-flight requests (up to shutdownTimeoutMs), closes WebSockets.
+      await app.close();
+      await metricsListener?.close();
+      await stopPlugins();
+      await portico.stop();
+      logger.info('stopped');
+    } catch (error) {
+      logger.error({ err: error }, 'error during shutdown');
+    }
+    process.exit(0);
+  };
+  process.once('SIGTERM', (s) => void shutdown(s));
+  process.once('SIGINT', (s) => void shutdown(s));
+}
