@@ -125,6 +125,10 @@ describe.each(clusterModes)('compliance acceptance 1 and 2 (%s cluster)', (mode)
     expect(Object.keys(bad.body.details.fields).sort()).toEqual(['match.kinds.0.kinds', 'match.namespaces.0', 'match.namespaces.1', 'parameters.labels'].sort());
     expect((await admin.post('/api/v1/compliance/constraints', { name: uniqueName('x'), templateName: 'k8srequiredlabels' })).body.details.fields).toHaveProperty(['match.kinds']);
     expect((await admin.post('/api/v1/compliance/constraints', { name: uniqueName('x'), templateName: 'nope', match: { kinds: [{ kinds: ['Pod'] }] } })).status).toBe(404);
+    expect((await admin.get('/api/v1/compliance/violations?resource=not-a-kind/x')).body.details.fields).toHaveProperty(['resource']);
+    expect((await admin.get('/api/v1/compliance/constraints/lower/x')).status).toBe(400);
+    expect((await admin.patch('/api/v1/compliance/constraints/K8sRequiredLabels/x/enforcement', { enforcementAction: 'block' })).status).toBe(400);
+    expect((await admin.patch(`/api/v1/compliance/constraints/K8sRequiredLabels/${uniqueName('absent')}/enforcement`, { enforcementAction: 'warn' })).status).toBe(404);
     const name = uniqueName('ok');
     const body = { name, templateName: 'k8sblocknodeport', enforcementAction: 'dryrun', match: { kinds: [{ apiGroups: [''], kinds: ['Service'] }] } };
     expect((await admin.post('/api/v1/compliance/constraints', body)).status).toBe(201);
