@@ -93,11 +93,14 @@ export interface EventAudience<R extends Recipient> extends Disposable {
   decisions(): number;
 }
 
-export function createEventAudience<R extends Recipient>(deps: { authz: Authorizer; catalog: CatalogService; maxDecisions?: number; streams?: readonly EventStream[] }): EventAudience<R> {
+export function createEventAudience<R extends Recipient>(
+  deps: { authz: Authorizer; catalog: CatalogService; maxDecisions?: number },
+  streams: readonly EventStream[] = [],
+): EventAudience<R> {
   const visible = eventVisibility(deps.authz, deps.catalog);
   const streamOf = new Map<string, EventStream>();
-  for (const stream of deps.streams ?? []) for (const type of stream.eventTypes) streamOf.set(type, stream);
-  const types = ['instances', 'rgds', 'projects', ...new Set((deps.streams ?? []).map((s) => s.resourceType)), 'all'];
+  for (const stream of streams) for (const type of stream.eventTypes) streamOf.set(type, stream);
+  const types = ['instances', 'rgds', 'projects', ...new Set(streams.map((s) => s.resourceType)), 'all'];
   const audience = createAudience<R>(deps.authz);
   const cache = createDecisionCache(deps.maxDecisions);
   const listeners = new Set<() => void>();

@@ -125,6 +125,10 @@ describe.each(clusterModes)('compliance acceptance 1 and 2 (%s cluster)', (mode)
     expect(Object.keys(bad.body.details.fields).sort()).toEqual(['match.kinds.0.kinds', 'match.namespaces.0', 'match.namespaces.1', 'parameters.labels'].sort());
     expect((await admin.post('/api/v1/compliance/constraints', { name: uniqueName('x'), templateName: 'k8srequiredlabels' })).body.details.fields).toHaveProperty(['match.kinds']);
     expect((await admin.post('/api/v1/compliance/constraints', { name: uniqueName('x'), templateName: 'nope', match: { kinds: [{ kinds: ['Pod'] }] } })).status).toBe(404);
+    expect((await admin.get('/api/v1/compliance/violations?resource=not-a-kind/x')).body.details.fields).toHaveProperty(['resource']);
+    expect((await admin.get('/api/v1/compliance/constraints/lower/x')).status).toBe(400);
+    expect((await admin.patch('/api/v1/compliance/constraints/K8sRequiredLabels/x/enforcement', { enforcementAction: 'block' })).status).toBe(400);
+    expect((await admin.patch(`/api/v1/compliance/constraints/K8sRequiredLabels/${uniqueName('absent')}/enforcement`, { enforcementAction: 'warn' })).status).toBe(404);
     const name = uniqueName('ok');
     const body = { name, templateName: 'k8sblocknodeport', enforcementAction: 'dryrun', match: { kinds: [{ apiGroups: [''], kinds: ['Service'] }] } };
     expect((await admin.post('/api/v1/compliance/constraints', body)).status).toBe(201);
@@ -135,6 +139,24 @@ describe.each(clusterModes)('compliance acceptance 1 and 2 (%s cluster)', (mode)
     expect((await user.get('/api/v1/compliance/templates')).status).toBe(403);
     expect((await user.get('/api/v1/compliance/violations')).body).toMatchObject({ items: [], total: 0 });
     expect((await user.get('/api/v1/compliance/summary')).body).toEqual({ totalTemplates: 0, totalConstraints: 0, totalViolations: 0, byEnforcement: { deny: 0, warn: 0, dryrun: 0 } });
+  }, 30_000);
+
+  it('a project created later sees the violations already in its namespaces', async () => {
+    const name = uniqueName('late');
+    expect((await admin.post('/api/v1/compliance/constraints', {
+      name, templateName: 'k8srequiredlabels', enforcementAction: 'dryrun',
+      match: { kinds: [{ apiGroups: ['apps'], kinds: ['Deployment'] }], namespaces: ['prod'] }, parameters: { labels: [{ key: 'owner' }] },
+    })).status).toBe(201);
+    // Applied with kubectl, in a namespace no project holds yet.
+    const app = uniqueName('stray');
+    await ee.apply({ apiVersion: 'kro.run/v1alpha1', kind: 'LabelledApp', metadata: { name: app, namespace: 'prod' }, spec: {} });
+    const unowned = await eventually(() => admin.get(`/api/v1/compliance/violations?constraint=K8sRequiredLabels/${name}`), (r) => r.body.total === 1, 'the audit to report it', { timeoutMs: 15_000 });
+    expect(unowned.body.items[0].project).toBeUndefined();
+    const project = await createProject(ee, 'late', ['prod']);
+    const dana = await createUser(ee, 'dana');
+    expect((await bind(admin, project, 'viewer', dana)).status).toBe(201);
+    const seen = await eventually(() => dana.get(`/api/v1/compliance/violations?project=${project}`), (r) => r.body.total === 1, 'the new project to own it');
+    expect(seen.body.items[0]).toMatchObject({ constraintName: name, project, resource: { kind: 'Deployment', namespace: 'prod', name: app } });
   }, 30_000);
 
   it('templates, constraints and the sample violations read in both path families', async () => {

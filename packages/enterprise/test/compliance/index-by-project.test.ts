@@ -1,4 +1,4 @@
-import { createEmbeddedCluster, createLogger, type EmbeddedCluster, type ResourceRef } from '@portico/core';
+import { createEmbeddedCluster, createLogger, resources, type EmbeddedCluster, type ResourceRef } from '@portico/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from '../../../core/test/support/eventually.js';
 import { createComplianceIndex, type ComplianceIndex } from '../../src/compliance/compliance-index.js';
@@ -38,7 +38,7 @@ describe('the compliance index grouped by project', () => {
     await cluster?.close();
   });
 
-  it('holds what filtering every violation by project holds, in the same order, and follows changes', async () => {
+  it('holds what filtering every violation by project holds, in the same order, and follows status and project changes', async () => {
     // Only K8sRequiredLabels has its CRD here (no simulator generates the others): that kind is all this needs.
     await eventually(() => Promise.resolve(index.constraintRef('K8sRequiredLabels')), (ref) => ref !== undefined, 'the index to read K8sRequiredLabels');
     const namespaces = ['payments-prod', 'default', 'elsewhere', 'payments-dev', 'default', 'payments-prod'];
@@ -60,6 +60,11 @@ describe('the compliance index grouped by project', () => {
       'zz-team Deployment/payments-prod/app-5',
     ]);
     expect(index.violationsOfProject('nobody')).toEqual([]);
+
+    // A project created later takes over the violations of its namespace: its group follows.
+    await cluster.create(resources.project, { apiVersion: 'portico.dev/v1alpha1', kind: 'Project', metadata: { name: 'outside', namespace: 'portico' }, spec: { destinations: [{ namespace: 'elsewhere' }], roles: [] } });
+    await eventually(() => Promise.resolve(index.violationsOfProject('outside').length), (n) => n === 1, 'the new project to own its namespace\'s violation');
+    expect(index.violationsOfProject('outside')).toEqual(byProjectFiltering(index, 'outside'));
 
     await cluster.patch(constraintRef, 'zz-team', { status: statusOf(['default']) });
     await eventually(() => Promise.resolve(index.violationsOfProject('payments').length), (n) => n === 3, 'the change to reach the groups');

@@ -60,7 +60,7 @@ export function attachWebSocket(server: http.Server, portico: Portico, opts: Web
   const wss = new WebSocketServer({ noServer: true, maxPayload: maxClientFrameBytes, perMessageDeflate: false, clientTracking: false });
   const connections = new Set<Connection>();
   // Who may receive an event is core's answer; this module only frames, buffers and writes.
-  const audience = createEventAudience<Connection>({ authz: portico.authz, catalog: portico.catalog, streams: opts.streams });
+  const audience = createEventAudience<Connection>(portico, opts.streams);
   const resourceTypes = audience.resourceTypes();
   const principals = createPrincipals();
   const forget = (conn: Connection) => {

@@ -36,7 +36,8 @@ export const toStatusViolation = (f: Finding): StatusViolation => {
  */
 export function createAuditCache() {
   const cache = new Map<string, { stamp: string; findings: Finding[] }>();
-  let judged = 0;
+  let judged = 0; // since the cache was made
+  let judgedBeforePass = 0;
   return {
     findings(set: ConstraintSet, generation: number, key: string, subject: AuditSubject): Finding[] {
       const stamp = `${generation}|${subject.object.metadata.resourceVersion ?? ''}|${subject.rgd?.metadata.resourceVersion ?? ''}`;
@@ -49,9 +50,19 @@ export function createAuditCache() {
     },
     /** Subjects judged (not answered from memory) since the cache was made: a pass reports its share. */
     judged: () => judged,
-    /** Forgets subjects not seen in the last pass. */
-    retain(seen: ReadonlySet<string>) {
-      for (const key of cache.keys()) if (!seen.has(key)) cache.delete(key);
+    /**
+     * Forgets subjects not seen in the pass that ends; true when the pass found anything new (a subject judged
+     * again, or one gone), i.e. when the statuses may differ from the last pass's.
+     */
+    endPass(seen: ReadonlySet<string>): boolean {
+      let changed = judged > judgedBeforePass;
+      judgedBeforePass = judged;
+      for (const key of cache.keys()) {
+        if (seen.has(key)) continue;
+        cache.delete(key);
+        changed = true;
+      }
+      return changed;
     },
   };
 }
