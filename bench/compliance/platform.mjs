@@ -11,25 +11,27 @@ export const pname = (i) => `team-${String(i).padStart(3, '0')}`;
 /** The projects MEMBER is a developer in. */
 export const memberProjects = (projects) => [0, 1, 2, 3].map((k) => pname(Math.floor((k * projects) / 4)));
 
-const registries = ['registry.example.com/', 'registry.example.com/', 'registry.example.com/', 'registry.example.com/', 'registry.example.com/', 'registry.example.com/', 'ghcr.io/acme/', 'ghcr.io/acme/', 'docker.io/library/', 'quay.io/partner/'];
-const cpus = ['250m', '500m', '1', '2'];
-const memories = ['256Mi', '512Mi', '1Gi', '4Gi'];
+const registries = ['registry.example.com/', 'registry.example.com/', 'registry.example.com/', 'registry.example.com/', 'registry.example.com/', 'registry.example.com/', 'registry.example.com/', 'registry.example.com/', 'ghcr.io/acme/', 'quay.io/partner/'];
 
-/** An RGD's values for instance `i`: what decides which constraints it breaks. */
+/**
+ * An RGD's values for instance `i`: what decides which constraints it breaks. Each kind of fault is rare (an
+ * unapproved registry, a high CPU or memory limit, an unknown team, a NodePort), so together with the RGDs
+ * that omit a limit or a label about half of the instances break some constraint.
+ */
 export function instanceValues(i, projects) {
   return {
     image: `${registries[i % registries.length]}app-${i % 500}:1.${i % 40}`,
-    cpu: cpus[i % cpus.length],
-    memory: memories[Math.floor(i / 4) % memories.length],
+    cpu: i % 10 === 0 ? '2' : ['250m', '500m', '1'][i % 3],
+    memory: i % 13 === 0 ? '4Gi' : ['256Mi', '512Mi', '1Gi'][Math.floor(i / 4) % 3],
     serviceType: i % 37 === 0 ? 'NodePort' : 'ClusterIP',
-    team: i % 9 === 0 ? 'unknown' : pname(i % projects),
+    team: i % 17 === 0 ? 'unknown' : pname(i % projects),
   };
 }
 
-/** RGD r: a Deployment and a Service; every fourth sets no memory limit, every third gives its Deployment no team label. */
+/** RGD r: a Deployment and a Service; every tenth sets no memory limit, every fifth gives its Deployment no team label. */
 function rgd(r) {
-  const limits = r % 4 === 3 ? { cpu: '${schema.spec.cpu}' } : { cpu: '${schema.spec.cpu}', memory: '${schema.spec.memory}' };
-  const labels = { 'app.kubernetes.io/name': '${schema.metadata.name}', ...(r % 3 === 2 ? {} : { team: '${schema.spec.team}' }) };
+  const limits = r % 10 === 9 ? { cpu: '${schema.spec.cpu}' } : { cpu: '${schema.spec.cpu}', memory: '${schema.spec.memory}' };
+  const labels = { 'app.kubernetes.io/name': '${schema.metadata.name}', ...(r % 5 === 4 ? {} : { team: '${schema.spec.team}' }) };
   return {
     apiVersion: 'kro.run/v1alpha1',
     kind: 'ResourceGraphDefinition',
@@ -112,7 +114,7 @@ export async function writeManifests(dir, { projects, rgds, instances }) {
         metadata: {
           name: `app-${i}`,
           namespace: pname(p),
-          labels: { 'portico.dev/project': pname(p), 'portico.dev/deployment-mode': 'direct', 'portico.dev/rgd': `bench-${r}`, ...(i % 3 === 0 ? {} : { 'cost-center': `cc-${i % 20}` }) },
+          labels: { 'portico.dev/project': pname(p), 'portico.dev/deployment-mode': 'direct', 'portico.dev/rgd': `bench-${r}`, ...(i % 10 === 0 ? {} : { 'cost-center': `cc-${i % 20}` }) },
           annotations: { 'portico.dev/created-by': `${pname(p)}-developer`, 'portico.dev/created-at': '2026-01-01T00:00:00Z' },
         },
         spec: instanceValues(i, projects),
