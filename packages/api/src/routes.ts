@@ -43,6 +43,11 @@ export interface RouteDef {
   rateLimit?: RateLimitBucket;
   /** Enterprise families: answered by the edition gate in OSS. */
   enterprise?: { feature: string; ossStatus: 402 | 404 };
+  /**
+   * A POST that changes nothing (a dry-run check such as compliance validate): not an operation, so the audit
+   * trail does not record it, as it does not record a GET.
+   */
+  readOnly?: true;
 }
 
 const r = <const T extends RouteDef>(def: T) => def;

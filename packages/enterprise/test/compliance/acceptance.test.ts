@@ -110,6 +110,11 @@ describe.each(clusterModes)('compliance acceptance 1 and 2 (%s cluster)', (mode)
     ).then((r) => expect(r.body.violations).toEqual([expect.objectContaining({ policy: `K8sAllowedRepos/${name}`, severity: 'warning', field: expect.stringContaining('Deployment/') })]));
     const good = await admin.post('/api/v1/compliance/validate', { rgdName: 'labelled-app', project, namespace: 'team-a-prod', values: { labels: { owner: 'x' } } });
     expect(good.body).toEqual({ result: 'pass', violations: [] });
+    // A check changes nothing: the trail records the constraint's creation, not the validate calls.
+    const trail = await admin.get(`/api/v1/audit/events?requestId=${good.headers['x-request-id']}`);
+    expect(trail.status).toBe(200);
+    expect(trail.body.events.filter((e: { requestId: string }) => e.requestId === good.headers['x-request-id'])).toEqual([]);
+    expect((await admin.get(`/api/v1/audit/events?resource=constraints&action=create`)).body.events).toEqual(expect.arrayContaining([expect.objectContaining({ name })]));
     const made = await admin.post('/api/v1/namespaces/team-a-prod/instances/LabelledApp', { name: uniqueName('warned'), project, values });
     expect(made.status, JSON.stringify(made.body)).toBe(201);
     expect(made.body.details.warnings).toEqual([expect.objectContaining({ policy: `K8sAllowedRepos/${name}`, severity: 'warning' })]);

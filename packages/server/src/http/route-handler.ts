@@ -49,7 +49,7 @@ function sendResult(res: ServerResponse, route: RouteDef, reply: ReplyState, res
  * plugins' operation hook (the audit trail), which may refuse it before it runs.
  */
 export function routeHandler(portico: Portico, route: RouteDef, handler: Handler, onOperation?: OperationHook) {
-  const hooked = onOperation && route.method !== 'GET' ? onOperation : undefined;
+  const hooked = onOperation && route.method !== 'GET' && !route.readOnly ? onOperation : undefined;
   return async (req: IncomingMessage & { path: string }, res: ServerResponse, rawParams: Record<string, string>) => {
     const state = requestState(req);
     const { requestId, log, ip } = state;
