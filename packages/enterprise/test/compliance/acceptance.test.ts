@@ -4,6 +4,7 @@ import { createProject, createUser, uniqueName, type ApiAs, type TestUser } from
 import { clusterModes } from '../../../server/test/support/cluster-modes.js';
 import { connect, type Client } from '../../../server/test/ws/harness.js';
 import { eventually } from '../../../core/test/support/eventually.js';
+import { createConstraint } from '../support/constraints.js';
 import { issueLicense } from '../support/license.js';
 import { useEnterprise, type EnterpriseServer } from '../support/server.js';
 
@@ -29,7 +30,7 @@ describe.each(clusterModes)('compliance acceptance 1 and 2 (%s cluster)', (mode)
   it('a deny constraint blocks, dryrun reports live to the project only, fixing resolves; dryrun → deny is audited and applies to the next create', async () => {
     await eventually(() => admin.get('/api/v1/compliance/status'), (r) => r.body.gatekeeper === 'installed', 'Gatekeeper installed', { timeoutMs: 20_000 });
     const name = uniqueName('must-have-owner');
-    const created = await admin.post('/api/v1/compliance/constraints', {
+    const created = await createConstraint(admin, {
       name,
       templateName: 'k8srequiredlabels',
       enforcementAction: 'deny',
@@ -95,7 +96,7 @@ describe.each(clusterModes)('compliance acceptance 1 and 2 (%s cluster)', (mode)
 
   it('a warn constraint lets the create through with the findings as details.warnings; validate says the same before deploy', async () => {
     const name = uniqueName('trusted-registry');
-    const created = await admin.post('/api/v1/compliance/constraints', {
+    const created = await createConstraint(admin, {
       name, templateName: 'k8sallowedrepos', enforcementAction: 'warn',
       match: { kinds: [{ apiGroups: ['apps'], kinds: ['Deployment'] }], namespaces: ['team-a-prod'] },
       parameters: { repos: ['registry.example.com/'] },
@@ -136,7 +137,7 @@ describe.each(clusterModes)('compliance acceptance 1 and 2 (%s cluster)', (mode)
     expect((await admin.patch(`/api/v1/compliance/constraints/K8sRequiredLabels/${uniqueName('absent')}/enforcement`, { enforcementAction: 'warn' })).status).toBe(404);
     const name = uniqueName('ok');
     const body = { name, templateName: 'k8sblocknodeport', enforcementAction: 'dryrun', match: { kinds: [{ apiGroups: [''], kinds: ['Service'] }] } };
-    expect((await admin.post('/api/v1/compliance/constraints', body)).status).toBe(201);
+    expect((await createConstraint(admin, body)).status).toBe(201);
     await eventually(() => admin.post('/api/v1/compliance/constraints', body), (r) => r.status === 409, 'a duplicate refused');
     const user = await createUser(ee, 'nobody');
     expect((await user.post('/api/v1/compliance/constraints', { ...body, name: uniqueName('x') })).status).toBe(403);
@@ -148,7 +149,7 @@ describe.each(clusterModes)('compliance acceptance 1 and 2 (%s cluster)', (mode)
 
   it('a project created later sees the violations already in its namespaces', async () => {
     const name = uniqueName('late');
-    expect((await admin.post('/api/v1/compliance/constraints', {
+    expect((await createConstraint(admin, {
       name, templateName: 'k8srequiredlabels', enforcementAction: 'dryrun',
       match: { kinds: [{ apiGroups: ['apps'], kinds: ['Deployment'] }], namespaces: ['prod'] }, parameters: { labels: [{ key: 'owner' }] },
     })).status).toBe(201);

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiAs, createProject, createUser, uniqueName } from '../../../server/test/support/api-as.js';
 import { connect, type Client } from '../../../server/test/ws/harness.js';
 import { eventually } from '../../../core/test/support/eventually.js';
+import { createConstraint } from '../support/constraints.js';
 import { issueLicense } from '../support/license.js';
 import { startEnterpriseServer, type EnterpriseServer } from '../support/server.js';
 
@@ -30,7 +31,7 @@ describe('violation events across replicas (Redis event bus)', () => {
     adminSocket.send({ type: 'subscribe', data: { resourceType: 'all' } });
     await adminSocket.next((f) => f.type === 'subscribed');
     const name = uniqueName('needs-owner');
-    expect((await admin.post('/api/v1/compliance/constraints', {
+    expect((await createConstraint(admin, {
       name, templateName: 'k8srequiredlabels', enforcementAction: 'dryrun',
       match: { kinds: [{ apiGroups: ['apps'], kinds: ['Deployment'] }], namespaces: ['team-a-dev'] }, parameters: { labels: [{ key: 'owner' }] },
     })).status).toBe(201);
