@@ -2,7 +2,8 @@
 // starts the real server bin on them (first start), stops and starts it again on the data dir it wrote (restart),
 // reads its RSS, then measures every list endpoint and can-i for a Server Admin and for a member of 4 projects,
 // each beside a plain node:http server answering the very same bytes in the same run, and finally runs the
-// WebSocket burst of bench/ws (1,000 status changes to 2,000 clients). Prints a table with targets and ✔/✘.
+// WebSocket burst of bench/ws (1,000 status changes to 2,000 clients), and a first start on the Kubernetes adapter
+// over 20,000 instances (kube-start.mjs). Prints a table with targets and ✔/✘.
 // `--smoke`: a small platform and short rounds (CI runs it: it checks the benchmark works, not the targets),
 // failing only when something does not work. Needs `npm run build`. Knobs: BENCH_DURATION_MS, BENCH_CONNECTIONS.
 import { spawn } from 'node:child_process';
@@ -22,7 +23,7 @@ const size = smoke ? { rgds: 50, projects: 20, instances: 1000 } : { rgds: 1000,
 const durationMs = Number(process.env.BENCH_DURATION_MS ?? (smoke ? 250 : 5000));
 const warmupMs = smoke ? 100 : 500;
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 50);
-const target = { share: 0.5, p99Ms: 25, restartMs: 3000, firstStartMs: 30_000, rssMiB: 300, wsP99Ms: 100 };
+const target = { share: 0.5, p99Ms: 25, restartMs: 3000, firstStartMs: 30_000, rssMiB: 300, wsP99Ms: 100, eventLoopBlockMs: 50 };
 const adminPassword = 'bench-admin-password';
 const memberPassword = 'bench-member-password';
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -167,6 +168,11 @@ const burst = await ws.ready.catch((err) => ({ error: err.message }));
 await ws.stop();
 await rm(work, { recursive: true, force: true });
 
+step('Kubernetes adapter: first start');
+const kube = startChild(here('./kube-start.mjs'), [], { BENCH_KUBE_INSTANCES: String(size.instances) });
+const kubeStart = await kube.ready.catch((err) => ({ error: err.message }));
+await kube.stop();
+
 const mark = (ok) => (ok ? '✔' : '✘');
 const rows = [];
 for (const r of results) {
@@ -189,6 +195,19 @@ rows.push(['simulated kro: every instance walked, after the restart', '', `${fmt
 rows.push(['RSS after first start / restart / lists', '', `${fmt(firstRss)} / ${fmt(restartRss)} / ${fmt(afterRss)} MiB`, '', '', '', '< 300 MiB', mark(Math.max(firstRss, restartRss) < target.rssMiB)]);
 if (burst.error) rows.push(['WebSocket burst', '', `failed: ${burst.error}`, '', '', '', 'p99 < 100 ms', mark(false)]);
 else rows.push([`WebSocket burst: ${fmt(burst.changes)} changes to 2,000 clients`, '', `${fmt(burst.deliveries)} deliveries`, `${fmt(burst.p99)} ms`, '', '', 'p99 < 100 ms', mark(burst.complete && burst.p99 < target.wsP99Ms)]);
+if (kubeStart.error) rows.push(['Kubernetes adapter: first start', '', `failed: ${kubeStart.error}`, '', '', '', '≤ 50 ms blocked', mark(false)]);
+else {
+  rows.push([
+    `Kubernetes adapter: first start over ${fmt(kubeStart.instances)} instances (${fmt(kubeStart.pages)} list pages), longest event-loop block`,
+    '',
+    `${fmt(kubeStart.startMs / 1000, 1)} s, ${fmt(kubeStart.maxBlockMs, 1)} ms`,
+    `${fmt(kubeStart.p99BlockMs, 1)} ms`,
+    '',
+    '',
+    '≤ 50 ms blocked',
+    mark(kubeStart.maxBlockMs <= target.eventLoopBlockMs),
+  ]);
+}
 
 printTable(
   `bench/scale${smoke ? ' --smoke (small platform, short rounds: targets not meaningful)' : ''} — ${fmt(size.rgds)} RGDs, ${fmt(size.projects)} projects, ${fmt(size.instances)} instances (manifests generated in ${fmt(generateMs)} ms); ${connections} connections, ${fmt(durationMs)} ms per measurement; load average now ${loadavg().map((l) => l.toFixed(2)).join(' ')}`,
@@ -197,8 +216,8 @@ printTable(
 );
 console.log('share = Portico req/s ÷ req/s of a plain node:http server answering the very same bytes, same load, same run.');
 const broken = results.filter((r) => r.portico.errors + r.portico.unexpected > 0 || r.portico.requests === 0);
-if (broken.length || burst.error || !burst.complete) {
-  console.log(`bench/scale: ${broken.length} endpoint(s) failed requests${burst.error || !burst.complete ? '; the WebSocket burst did not deliver every event' : ''}`);
+if (broken.length || burst.error || !burst.complete || kubeStart.error) {
+  console.log(`bench/scale: ${broken.length} endpoint(s) failed requests${burst.error || !burst.complete ? '; the WebSocket burst did not deliver every event' : ''}${kubeStart.error ? '; the Kubernetes start failed' : ''}`);
   process.exit(1);
 }
 process.exit(0);
