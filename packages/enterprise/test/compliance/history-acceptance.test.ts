@@ -46,7 +46,7 @@ describe.each(clusterModes)('acceptance 1, history part (%s cluster)', (mode) =>
     const app = uniqueName('app');
     const path = '/api/v1/namespaces/team-h-dev/instances/LabelledApp';
     expect((await alice.post(path, { name: app, project, values: {} })).status).toBe(201);
-    const active = await eventually(() => recordsOf(alice, constraint), (b) => b.total === 1, 'the violation in the history', { timeoutMs: 15_000 });
+    const active = await eventually(() => recordsOf(alice, constraint), (b) => b.items.length === 1, 'the violation in the history', { timeoutMs: 15_000 });
     expect(active.items[0]).toMatchObject({ resourceName: app, status: 'active', resolvedAt: null, enforcementAction: 'dryrun' });
     expect(await recordsOf(bob, constraint)).toMatchObject({ total: 0, items: [] });
 
