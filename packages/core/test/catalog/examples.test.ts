@@ -74,7 +74,9 @@ describe('examples/catalog', () => {
     for (const { file, object } of documents) {
       expect(typeof object.apiVersion, file).toBe('string');
       expect(typeof object.kind, file).toBe('string');
-      expect(object.metadata?.name, file).toMatch(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/);
+      // A CRD is named `<plural>.<group>` (a DNS subdomain); every other sample object by a DNS label.
+      const name = object.kind === 'CustomResourceDefinition' ? /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)+$/ : /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+      expect(object.metadata?.name, file).toMatch(name);
     }
   });
 

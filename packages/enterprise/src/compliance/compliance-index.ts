@@ -63,6 +63,20 @@ export function createComplianceIndex(deps: { cluster: Cluster; projects: Projec
     }
   };
 
+  const projectOfResource = (r: ViolationChange['resource']) => projects.projectOf(r.namespace || (r.kind === 'Namespace' && r.apiGroup === '' ? r.name : ''));
+  // A project created or re-pointed later: the violations of its namespaces are its members' from now on.
+  const projectSubscription = projects.onChange(() => {
+    for (const violations of byConstraint.values()) {
+      for (const [key, v] of violations) {
+        const project = projectOfResource(v.resource);
+        if (project === v.project) continue;
+        const { project: _old, ...rest } = v;
+        violations.set(key, project ? { ...rest, project } : rest);
+        sorted = undefined;
+      }
+    }
+  });
+
   /** The violations a constraint reports now, keyed, each with the constraint's enforcement in force. */
   function violationsOf(obj: KubeObject): Map<string, ViolationChange> {
     const out = new Map<string, ViolationChange>();
@@ -72,7 +86,7 @@ export function createComplianceIndex(deps: { cluster: Cluster; projects: Projec
       const resource = { kind: v.kind, namespace: v.namespace ?? '', name: v.name, apiGroup: v.group };
       const base = { constraintKind: obj.kind, constraintName: obj.metadata.name, resource, message: v.message };
       const key = violationKey(base);
-      const project = projects.projectOf(resource.namespace || (resource.kind === 'Namespace' && resource.apiGroup === '' ? resource.name : ''));
+      const project = projectOfResource(resource);
       out.set(key, { action: 'add', key, ...base, enforcementAction, ...(project ? { project } : {}), observedAt });
     }
     return out;
@@ -123,7 +137,10 @@ export function createComplianceIndex(deps: { cluster: Cluster; projects: Projec
       pendingKinds.delete(kind);
     } else if (!kindRefs.has(kind)) {
       pendingKinds.add(kind);
-      void serveKind(kind).catch((err) => logger.warn({ err, kind }, 'could not watch a constraint kind'));
+      // Gatekeeper generates the kind's CRD a moment after the template: look again until it is served.
+      void serveKind(kind)
+        .catch((err) => logger.warn({ err, kind }, 'could not watch a constraint kind'))
+        .then(() => pendingKinds.size > 0 && schedulePoll());
     }
   });
 
@@ -148,10 +165,13 @@ export function createComplianceIndex(deps: { cluster: Cluster; projects: Projec
     } catch (err) {
       logger.warn({ err }, 'looking for Gatekeeper failed; trying again');
     }
-    if (!closed && (!installed || pendingKinds.size > 0)) {
-      poll = setTimeout(() => void check(), deps.installPollMs ?? 10_000);
-      poll.unref();
-    }
+    if (!installed || pendingKinds.size > 0) schedulePoll();
+  }
+
+  function schedulePoll() {
+    if (closed || poll) return;
+    poll = setTimeout(() => void check(), deps.installPollMs ?? 10_000);
+    poll.unref();
   }
 
   const allConstraints = () => [...kindRefs.values()].flatMap((ref) => constraintInformers.get(ref)?.list() ?? []);
@@ -192,6 +212,7 @@ export function createComplianceIndex(deps: { cluster: Cluster; projects: Projec
     stop() {
       closed = true;
       clearTimeout(poll);
+      projectSubscription.close();
       templateInformers.stop();
       constraintInformers.stop();
     },

@@ -34,30 +34,53 @@ export interface ConstraintSet {
   judge(obj: KubeObject): Finding[];
 }
 
+/** The constraints filed under one kind: those confined to named namespaces by namespace, the others apart. */
+interface Bucket {
+  byNamespace: Map<string, CompiledConstraint[]>;
+  anyNamespace: CompiledConstraint[];
+}
+
+const exactNamespaces = (c: CompiledConstraint) => c.match.namespaces.length > 0 && c.match.namespaces.every((ns) => !ns.endsWith('*'));
+
 /**
- * Constraints indexed by the kinds their match names, so judging an object costs the constraints that could
- * select it (its kind's and the wildcard ones), not all of them: an audit of N objects under M constraints is
- * far below N×M when constraints name kinds, as they usually do.
+ * Constraints indexed by the kinds their match names and, within a kind, by the namespaces they are confined to,
+ * so judging an object costs the constraints that could select it, not all of them: an audit of N objects under
+ * M constraints stays far below N×M when constraints name kinds and namespaces, as they usually do. `matches`
+ * still has the final say on each candidate.
  */
 export function createConstraintSet(constraints: readonly CompiledConstraint[]): ConstraintSet {
-  const byKind = new Map<string, CompiledConstraint[]>();
-  const add = (key: string, c: CompiledConstraint) => {
-    let list = byKind.get(key);
-    if (!list) byKind.set(key, (list = []));
-    if (!list.includes(c)) list.push(c);
+  const buckets = new Map<string, Bucket>();
+  const file = (kind: string, c: CompiledConstraint) => {
+    let bucket = buckets.get(kind);
+    if (!bucket) buckets.set(kind, (bucket = { byNamespace: new Map(), anyNamespace: [] }));
+    if (!exactNamespaces(c)) {
+      if (!bucket.anyNamespace.includes(c)) bucket.anyNamespace.push(c);
+      return;
+    }
+    for (const ns of c.match.namespaces) {
+      let list = bucket.byNamespace.get(ns);
+      if (!list) bucket.byNamespace.set(ns, (list = []));
+      if (!list.includes(c)) list.push(c);
+    }
   };
   for (const c of constraints) {
     const keys = matchedKindKeys(c.match);
-    if (keys.length === 0) add('*', c);
-    for (const key of keys) add(key.slice(key.indexOf('/') + 1), c);
+    if (keys.length === 0) file('*', c);
+    for (const key of keys) file(key.slice(key.indexOf('/') + 1), c);
   }
   const none: CompiledConstraint[] = [];
+  const candidatesIn = (bucket: Bucket | undefined, namespace: string): CompiledConstraint[] => {
+    if (!bucket) return none;
+    const named = namespace ? (bucket.byNamespace.get(namespace) ?? none) : none;
+    return named.length === 0 ? bucket.anyNamespace : bucket.anyNamespace.length === 0 ? named : [...named, ...bucket.anyNamespace];
+  };
   return {
     size: constraints.length,
     judge(obj) {
-      const own = byKind.get(obj.kind) ?? none;
-      const wildcard = byKind.get('*') ?? none;
-      // A constraint listed under both (a `*` kind beside named ones) is judged once.
+      const namespace = obj.metadata.namespace ?? '';
+      const own = candidatesIn(buckets.get(obj.kind), namespace);
+      const wildcard = candidatesIn(buckets.get('*'), namespace);
+      // A constraint filed under both (a `*` kind beside named ones) is judged once.
       const candidates = wildcard.length === 0 ? own : own.length === 0 ? wildcard : [...new Set([...own, ...wildcard])];
       const findings: Finding[] = [];
       for (const constraint of candidates) {

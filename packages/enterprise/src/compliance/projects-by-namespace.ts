@@ -1,4 +1,4 @@
-import { createInformer, destinationAllows, resources, type Cluster, type Informer, type Logger } from '@portico/core';
+import { createInformer, destinationAllows, resources, type Cluster, type Disposable, type Informer, type Logger } from '@portico/core';
 
 /**
  * Which project a namespace belongs to, from the Project resources' destinations: the project that names the
@@ -7,6 +7,8 @@ import { createInformer, destinationAllows, resources, type Cluster, type Inform
  */
 export interface ProjectsByNamespace {
   projectOf(namespace: string): string | undefined;
+  /** Runs after a Project changed (its destinations may now cover other namespaces). */
+  onChange(listener: () => void): Disposable;
   start(): Promise<void>;
   stop(): void;
 }
@@ -14,7 +16,11 @@ export interface ProjectsByNamespace {
 export function createProjectsByNamespace(cluster: Cluster, logger: Logger): ProjectsByNamespace {
   const informer: Informer = createInformer(cluster, resources.project, { logger });
   let memo = new Map<string, string | undefined>();
-  const subscription = informer.on(() => (memo = new Map()));
+  const listeners = new Set<() => void>();
+  const subscription = informer.on(() => {
+    memo = new Map();
+    for (const listener of [...listeners]) listener();
+  });
   const lookup = (namespace: string): string | undefined => {
     const projects = informer.list().sort((a, b) => a.metadata.name.localeCompare(b.metadata.name));
     const destinationsOf = (p: (typeof projects)[number]) => (Array.isArray(p.spec?.destinations) ? p.spec.destinations : []);
@@ -26,6 +32,10 @@ export function createProjectsByNamespace(cluster: Cluster, logger: Logger): Pro
       if (!namespace) return undefined;
       if (!memo.has(namespace)) memo.set(namespace, lookup(namespace));
       return memo.get(namespace);
+    },
+    onChange(listener) {
+      listeners.add(listener);
+      return { close: () => void listeners.delete(listener) };
     },
     start: () => informer.start(),
     stop() {

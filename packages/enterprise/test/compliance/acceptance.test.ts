@@ -137,6 +137,24 @@ describe.each(clusterModes)('compliance acceptance 1 and 2 (%s cluster)', (mode)
     expect((await user.get('/api/v1/compliance/summary')).body).toEqual({ totalTemplates: 0, totalConstraints: 0, totalViolations: 0, byEnforcement: { deny: 0, warn: 0, dryrun: 0 } });
   }, 30_000);
 
+  it('a project created later sees the violations already in its namespaces', async () => {
+    const name = uniqueName('late');
+    expect((await admin.post('/api/v1/compliance/constraints', {
+      name, templateName: 'k8srequiredlabels', enforcementAction: 'dryrun',
+      match: { kinds: [{ apiGroups: ['apps'], kinds: ['Deployment'] }], namespaces: ['prod'] }, parameters: { labels: [{ key: 'owner' }] },
+    })).status).toBe(201);
+    // Applied with kubectl, in a namespace no project holds yet.
+    const app = uniqueName('stray');
+    await ee.apply({ apiVersion: 'kro.run/v1alpha1', kind: 'LabelledApp', metadata: { name: app, namespace: 'prod' }, spec: {} });
+    const unowned = await eventually(() => admin.get(`/api/v1/compliance/violations?constraint=K8sRequiredLabels/${name}`), (r) => r.body.total === 1, 'the audit to report it', { timeoutMs: 15_000 });
+    expect(unowned.body.items[0].project).toBeUndefined();
+    const project = await createProject(ee, 'late', ['prod']);
+    const dana = await createUser(ee, 'dana');
+    expect((await bind(admin, project, 'viewer', dana)).status).toBe(201);
+    const seen = await eventually(() => dana.get(`/api/v1/compliance/violations?project=${project}`), (r) => r.body.total === 1, 'the new project to own it');
+    expect(seen.body.items[0]).toMatchObject({ constraintName: name, project, resource: { kind: 'Deployment', namespace: 'prod', name: app } });
+  }, 30_000);
+
   it('templates, constraints and the sample violations read in both path families', async () => {
     const templates = await admin.get('/api/v1/compliance/templates?pageSize=100');
     expect(templates.body.items.map((t: { kind: string }) => t.kind)).toEqual(expect.arrayContaining(['K8sRequiredLabels', 'K8sAllowedRepos', 'K8sContainerLimits', 'K8sBlockNodePort']));

@@ -36,18 +36,30 @@ export const toStatusViolation = (f: Finding): StatusViolation => {
  */
 export function createAuditCache() {
   const cache = new Map<string, { stamp: string; findings: Finding[] }>();
+  let misses = 0;
   return {
     findings(set: ConstraintSet, generation: number, key: string, subject: AuditSubject): Finding[] {
       const stamp = `${generation}|${subject.object.metadata.resourceVersion ?? ''}|${subject.rgd?.metadata.resourceVersion ?? ''}`;
       const hit = cache.get(key);
       if (hit && hit.stamp === stamp) return hit.findings;
+      misses++;
       const findings = judgeSubject(set, subject);
       cache.set(key, { stamp, findings });
       return findings;
     },
-    /** Forgets subjects not seen in the last pass. */
-    retain(seen: ReadonlySet<string>) {
-      for (const key of cache.keys()) if (!seen.has(key)) cache.delete(key);
+    /**
+     * Forgets subjects not seen in the pass that ends; true when the pass found anything new (a subject judged
+     * again, or one gone), i.e. when the statuses may differ from the last pass's.
+     */
+    endPass(seen: ReadonlySet<string>): boolean {
+      let changed = misses > 0;
+      misses = 0;
+      for (const key of cache.keys()) {
+        if (seen.has(key)) continue;
+        cache.delete(key);
+        changed = true;
+      }
+      return changed;
     },
   };
 }

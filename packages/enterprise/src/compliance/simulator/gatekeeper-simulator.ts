@@ -65,7 +65,10 @@ export function createGatekeeperSimulator(cluster: Cluster, opts: GatekeeperSimu
   let generation = 0;
   let closed = false;
   const cache = createAuditCache();
-  /** The status last written per constraint (JSON), so a pass does not rewrite what its watch has not delivered yet. */
+  /**
+   * The status each constraint was last settled to (written, or found already so), as JSON: a pass does not
+   * rewrite what its watch has not delivered yet, and a pass that judged nothing anew skips the comparison.
+   */
   const written = new Map<string, string>();
 
   const informers = createInformerSet(cluster, logger, (ref, event) => {
@@ -180,19 +183,20 @@ export function createGatekeeperSimulator(cluster: Cluster, opts: GatekeeperSimu
 
   async function pass(): Promise<AuditReport> {
     const started = performance.now();
-    const byConstraint = new Map<string, StatusViolation[]>();
+    // Per constraint: how many, and the first `limit` as the status lists them (the rest are only counted).
+    const byConstraint = new Map<CompiledConstraint, { count: number; listed: StatusViolation[] }>();
     const seen = new Set<string>();
     const list = subjects();
     for (const [key, subject] of list) {
       seen.add(key);
       for (const f of cache.findings(set, generation, key, subject)) {
-        const id = `${f.constraint.kind}/${f.constraint.name}`;
-        let found = byConstraint.get(id);
-        if (!found) byConstraint.set(id, (found = []));
-        found.push(toStatusViolation(f));
+        let found = byConstraint.get(f.constraint);
+        if (!found) byConstraint.set(f.constraint, (found = { count: 0, listed: [] }));
+        if (found.count++ < limit) found.listed.push(toStatusViolation(f));
       }
     }
-    cache.retain(seen);
+    const foundFor = new Map([...byConstraint].map(([c, found]) => [`${c.kind}/${c.name}`, found]));
+    const changed = cache.endPass(seen);
     let writes = 0;
     let total = 0;
     let constraints = 0;
@@ -202,16 +206,21 @@ export function createGatekeeperSimulator(cluster: Cluster, opts: GatekeeperSimu
       for (const obj of informers.get(ref)?.list() ?? []) {
         if (!compileConstraint(obj)) continue;
         constraints++;
-        const found = byConstraint.get(`${kind}/${obj.metadata.name}`) ?? [];
-        total += found.length;
-        const listed = found.slice(0, limit);
-        const status = JSON.stringify([found.length, listed]);
-        // What the cluster holds, or what this audit wrote a moment ago (its watch event may not be here yet).
+        const { count, listed } = foundFor.get(`${kind}/${obj.metadata.name}`) ?? { count: 0, listed: [] };
+        total += count;
         const id = `${kind}/${obj.metadata.name}/${obj.metadata.uid ?? ''}`;
         current.add(id);
-        if (status === JSON.stringify([obj.status?.totalViolations, obj.status?.violations]) || status === written.get(id)) continue;
+        // Nothing judged anew since the pass that settled this constraint's status: it still holds.
+        if (!changed && written.has(id)) continue;
+        const status = JSON.stringify([count, listed]);
+        // What this audit wrote a moment ago (its watch event may not be here yet), or what the cluster holds.
+        if (status === written.get(id)) continue;
+        if (status === JSON.stringify([obj.status?.totalViolations, obj.status?.violations])) {
+          written.set(id, status);
+          continue;
+        }
         await cluster
-          .patch(ref, obj.metadata.name, { status: { totalViolations: found.length, violations: listed, auditTimestamp } })
+          .patch(ref, obj.metadata.name, { status: { totalViolations: count, violations: listed, auditTimestamp } })
           .then(() => {
             written.set(id, status);
             writes++;
