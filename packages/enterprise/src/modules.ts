@@ -14,6 +14,7 @@ export function createEnterpriseModules(ee: Enterprise, portico: Portico, logger
   const compliance = createComplianceModule({ portico, license: ee.license, logger, auditMs: ee.config.gatekeeperAuditMs });
   const history = createHistoryModule({
     pool: ee.database.pool, authz: portico.authz, logger, violations: compliance.changes, synced: compliance.ready,
+    installed: () => compliance.index.state() === 'installed',
     retentionDays: ee.config.complianceRetentionDays ?? DEFAULT_HISTORY_RETENTION_DAYS,
   });
   return [createAuditModule({ pool: ee.database.pool, authz: portico.authz, logger }), compliance, history];

@@ -20,10 +20,15 @@ export interface HistoryModuleDeps {
   logger: Logger;
   violations: ViolationSource;
   /**
-   * Resolves once the index reflects the cluster (its first sync). The reconcile waits for it: an index not
-   * yet synced would make every recorded violation look fixed.
+   * Resolves once the index has started (its first sync). The reconcile waits for it, and then for
+   * `installed()`: an index not yet synced, or one that does not see Gatekeeper, would make every recorded
+   * violation look fixed.
    */
   synced: Promise<unknown>;
+  /** Whether the index reads Gatekeeper's constraints in full now (state `installed`); always, if absent. */
+  installed?: () => boolean;
+  /** How often to look at `installed()` while it is false. */
+  installedPollMs?: number;
   retentionDays: number;
   retentionEveryMs?: number;
 }
@@ -35,7 +40,13 @@ export interface HistoryModuleDeps {
 export function createHistoryModule(deps: HistoryModuleDeps): EnterpriseModule {
   const recorder = createHistoryRecorder({ pool: deps.pool, logger: deps.logger, current: () => deps.violations.current() });
   const subscription = deps.violations.onViolationChange((change) => recorder.record(change));
-  void deps.synced.then(() => recorder.reconcile(), (error: unknown) => deps.logger.warn({ err: error }, 'violation index never synced: history not reconciled'));
+  let poll: NodeJS.Timeout | undefined;
+  const reconcileOnceInstalled = () => {
+    if (!deps.installed || deps.installed()) return void recorder.reconcile();
+    poll = setTimeout(reconcileOnceInstalled, deps.installedPollMs ?? 1_000);
+    poll.unref();
+  };
+  void deps.synced.then(reconcileOnceInstalled, (error: unknown) => deps.logger.warn({ err: error }, 'violation index never synced: history not reconciled'));
   const retention = async () => {
     try {
       const removed = await applyHistoryRetention(deps.pool, deps.retentionDays);
@@ -53,6 +64,7 @@ export function createHistoryModule(deps: HistoryModuleDeps): EnterpriseModule {
     handlers: historyHandlers(createHistoryService(deps)),
     async stop() {
       clearTimeout(first);
+      clearTimeout(poll);
       clearInterval(timer);
       subscription.close();
       // What is still queued gets a moment to be written; the other replicas (or the next start's

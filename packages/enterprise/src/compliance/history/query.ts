@@ -14,13 +14,18 @@ export const recordColumns = `key, constraint_kind AS "constraintKind", constrai
 /** Newest first seen first; `id` breaks ties so pages never overlap. */
 export const recordOrder = 'ORDER BY first_seen DESC, id DESC';
 
+/**
+ * One page and the total in one statement (one snapshot: a record written meanwhile cannot be counted but
+ * missing from the page). A page past the end has no row to carry the total, so it is counted apart.
+ */
 export async function listHistory(db: Queryable, scope: HistoryScope, filter: HistoryFilter, page: number, pageSize: number): Promise<ViolationHistoryList> {
   const where = historyWhere(scope, filter);
-  const [{ rows }, total] = await Promise.all([
-    db.query<ViolationHistoryRecord>(`SELECT ${recordColumns} FROM violation_history ${where.sql} ${recordOrder} LIMIT ${pageSize} OFFSET ${(page - 1) * pageSize}`, where.values),
-    countHistory(db, scope, filter),
-  ]);
-  return { items: rows, total, page, pageSize };
+  const { rows } = await db.query<ViolationHistoryRecord & { total: string }>(
+    `SELECT ${recordColumns}, count(*) OVER () AS total FROM violation_history ${where.sql} ${recordOrder} LIMIT ${pageSize} OFFSET ${(page - 1) * pageSize}`,
+    where.values,
+  );
+  const total = rows.length > 0 ? Number(rows[0].total) : await countHistory(db, scope, filter);
+  return { items: rows.map(({ total: _total, ...record }) => record), total, page, pageSize };
 }
 
 export async function countHistory(db: Queryable, scope: HistoryScope, filter: HistoryFilter): Promise<number> {
