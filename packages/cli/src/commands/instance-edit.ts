@@ -4,6 +4,7 @@ import type { Command } from 'commander';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { isDeepStrictEqual } from 'node:util';
 import YAML from 'yaml';
 import type { App } from '../app.js';
 import { openEditor } from '../editor.js';
@@ -110,17 +111,33 @@ export function registerInstanceEdit(instance: Command, app: App): void {
           }
           const patch = mergePatchBetween(current.spec, spec);
           if (Object.keys(patch).length === 0) return app.io.out('Edit cancelled, no changes made.\n');
-          try {
-            const patched = await client.instances.patch(current, patch, { resourceVersion: current.resourceVersion });
-            return app.io.out(`instance ${describeRef(patched)} edited (resourceVersion ${patched.resourceVersion})\n`);
-          } catch (e) {
-            if (!(e instanceof PorticoApiError && e.code === 'CONFLICT')) throw e;
-            keep = true;
-            throw new CliError(`${describeRef(current)} changed while you edited it; nothing was applied, your version is in ${file}`, ExitCode.failure);
-          }
+          const patched = await patchUnlessSpecMoved(client, current, patch);
+          if (patched) return app.io.out(`instance ${describeRef(patched)} edited (resourceVersion ${patched.resourceVersion})\n`);
+          keep = true;
+          throw new CliError(`${describeRef(current)} changed while you edited it; nothing was applied, your version is in ${file}`, ExitCode.failure);
         }
       } finally {
         if (!keep) await rm(dir, { recursive: true, force: true });
       }
     });
+}
+
+/**
+ * Sends the edit with the version it was made against. The controller writes status and history while an
+ * instance deploys, which moves its resourceVersion without touching the spec; an edit is only stale when
+ * the spec itself changed, so after a conflict over an unchanged spec it is sent again against the new version.
+ * Undefined: someone else changed the spec.
+ */
+async function patchUnlessSpecMoved(client: PorticoClient, edited: Instance, patch: Values): Promise<Instance | undefined> {
+  let base = edited;
+  for (let attempt = 0; attempt < 5; attempt += 1) {
+    try {
+      return await client.instances.patch(base, patch, { resourceVersion: base.resourceVersion });
+    } catch (e) {
+      if (!(e instanceof PorticoApiError && e.code === 'CONFLICT')) throw e;
+    }
+    base = await client.instances.get(base);
+    if (!isDeepStrictEqual(base.spec, edited.spec)) return undefined;
+  }
+  return undefined;
 }
