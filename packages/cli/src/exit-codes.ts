@@ -56,3 +56,16 @@ export function errorLine(error: unknown): string {
   const message = error instanceof Error ? error.message : String(error);
   return `error: ${oneLine(message)}`;
 }
+
+/**
+ * The policy violations a refusal lists (Enterprise: a create that breaks `deny` constraints), one line each
+ * under the error line, so a person sees every rule to fix at once. Empty for any other error.
+ */
+export function violationLines(error: unknown): string[] {
+  if (!(error instanceof PorticoApiError) || !Array.isArray(error.details.violations)) return [];
+  return error.details.violations.map((v: unknown) => {
+    const { constraintKind, constraintName, resource, message } = (v ?? {}) as { constraintKind?: string; constraintName?: string; resource?: { kind?: string; name?: string }; message?: string };
+    const on = resource?.kind && resource.name ? ` ${resource.kind}/${resource.name}:` : '';
+    return `  - ${constraintKind ?? '?'}/${constraintName ?? '?'}${on} ${oneLine(String(message ?? ''))}`;
+  });
+}

@@ -2,7 +2,7 @@ export { run } from './main.js';
 export { createProgram } from './program.js';
 export { createApp, normalizeServer, type App, type GlobalOptions, type Session } from './app.js';
 export { processIo, colorWanted, type Io } from './io.js';
-export { ExitCode, CliError, exitCodeFor, errorLine } from './exit-codes.js';
+export { ExitCode, CliError, exitCodeFor, errorLine, violationLines } from './exit-codes.js';
 export { configPath, loadConfig, saveConfig, type CliConfig, type ContextEntry } from './config.js';
 export { renderTable, renderDetails, fitWidths, truncate, type Column, type TableOptions } from './output/table.js';
 export { formatOutput, type OutputFormat } from './output/render.js';

@@ -7,6 +7,7 @@ import { registerAudit } from './commands/audit.js';
 import { registerCanI } from './commands/can-i.js';
 import { registerCategory } from './commands/category.js';
 import { registerCompletion } from './commands/completion.js';
+import { registerCompliance } from './commands/compliance.js';
 import { registerComplianceExport } from './commands/compliance-export.js';
 import { registerContext } from './commands/context.js';
 import { registerInstance } from './commands/instance.js';
@@ -48,7 +49,8 @@ export function createProgram(app: App): Command {
   registerLicense(program, app);
   registerCategory(program, app);
   registerView(program, app);
-  // After any `compliance` group registered above: export joins it rather than making a second one.
+  registerCompliance(program, app);
+  // After the `compliance` group: export joins it rather than making a second one.
   registerComplianceExport(program, app);
   registerCompletion(program, app);
   registerVersion(program, app);

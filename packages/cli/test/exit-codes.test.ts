@@ -1,6 +1,6 @@
 import { PorticoApiError, type PorticoErrorCode } from '@portico/client';
 import { describe, expect, it } from 'vitest';
-import { CliError, ExitCode, errorLine, exitCodeFor } from '../src/index.js';
+import { CliError, ExitCode, errorLine, exitCodeFor, violationLines } from '../src/index.js';
 
 const apiError = (status: number, code: PorticoErrorCode, message = 'x', extra: Partial<ConstructorParameters<typeof PorticoApiError>[0]> = {}) =>
   new PorticoApiError({ status, code, message, ...extra });
@@ -47,5 +47,22 @@ describe('errorLine', () => {
 
   it('folds multi-line messages into one line', () => {
     expect(errorLine(new Error('first\n  second'))).toBe('error: first second');
+  });
+});
+
+describe('violationLines', () => {
+  it('lists every deny policy a refused create breaks, one line each, and nothing for other errors', () => {
+    const refused = apiError(403, 'FORBIDDEN', 'the instance violates 2 deny policies', {
+      details: {
+        violations: [
+          { constraintKind: 'K8sRequiredLabels', constraintName: 'need-owner', resource: { kind: 'Deployment', namespace: 'a', name: 'web', apiGroup: 'apps' }, message: 'missing label owner', enforcementAction: 'deny' },
+          { constraintKind: 'K8sAllowedRepos', constraintName: 'trusted', resource: { kind: 'Deployment', namespace: 'a', name: 'web', apiGroup: 'apps' }, message: 'image\nnot trusted', enforcementAction: 'deny' },
+        ],
+      },
+    });
+    expect(exitCodeFor(refused)).toBe(3);
+    expect(violationLines(refused)).toEqual(['  - K8sRequiredLabels/need-owner Deployment/web: missing label owner', '  - K8sAllowedRepos/trusted Deployment/web: image not trusted']);
+    expect(violationLines(apiError(403, 'FORBIDDEN', 'permission denied'))).toEqual([]);
+    expect(violationLines(new Error('boom'))).toEqual([]);
   });
 });

@@ -5,6 +5,7 @@ import { accountApi, accountsApi, type AccountApi, type AccountsApi } from './re
 import { auditApi, type AuditApi } from './resources/audit.js';
 import { authApi, type AuthApi } from './resources/auth.js';
 import { categoriesApi, type CategoriesApi } from './resources/categories.js';
+import { complianceLiveApi, type ComplianceLiveApi } from './resources/compliance.js';
 import { complianceHistoryApi, type ComplianceHistoryApi } from './resources/compliance-history.js';
 import { healthApi, type HealthApi } from './resources/health.js';
 import { instanceHistoryApi, type InstanceHistoryApi } from './resources/instance-history.js';
@@ -44,8 +45,8 @@ export interface PorticoClient {
   license: LicenseApi;
   categories: CategoriesApi;
   views: ViewsApi;
-  /** Enterprise: compliance (the violation history). */
-  compliance: ComplianceHistoryApi;
+  /** Enterprise: compliance (Gatekeeper's templates, constraints, violations, and the violation history). */
+  compliance: ComplianceLiveApi & ComplianceHistoryApi;
   /** Any route of the contract by id, typed by its response schema (the escape hatch under the methods). */
   request: Transport;
   /** Resolves with the instance once `condition` (a health such as `'Healthy'`, or a test) holds; see README. */
@@ -76,7 +77,7 @@ export function createClient(options: ClientOptions): PorticoClient {
     license: licenseApi(call),
     categories: categoriesApi(call),
     views: viewsApi(call),
-    compliance: complianceHistoryApi(call, options),
+    compliance: { ...complianceLiveApi(call), ...complianceHistoryApi(call, options) },
     request: call,
     waitFor: (instance, condition, opts) => waitForInstance({ instances, events }, instance, condition, opts),
   };

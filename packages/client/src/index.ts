@@ -10,6 +10,7 @@ export type { CreateProjectInput, ProjectRoleInput, ProjectsApi, UpdateProjectIn
 export type { CreateSecretInput, SecretsApi, UpdateSecretInput } from './resources/secrets.js';
 export type { CreateFlatInstanceInput, CreateInstanceInput, InstanceFilter, InstanceRef, InstancesApi } from './resources/instances.js';
 export type { AuditApi, AuditDownload, AuditExportInput, AuditListInput } from './resources/audit.js';
+export type { ComplianceLiveApi, CompliancePageInput, ConstraintListInput, ConstraintRef, CreateConstraintInput, ValidateInput, ViolationListInput } from './resources/compliance.js';
 export type { ComplianceHistoryApi, ViolationHistoryExportInput, ViolationHistoryFilterInput, ViolationHistoryListInput } from './resources/compliance-history.js';
 export type { Download } from './download.js';
 export type { HealthApi } from './resources/health.js';

@@ -1,5 +1,5 @@
 import { routeById, type RouteDef, type RouteId, type RouteResponse } from '@portico/api';
-import { auditRoutes, complianceHistoryRoutes, enterpriseRoutes, type AuditRouteRow, type ComplianceHistoryRouteRow } from '@portico/api/enterprise';
+import { auditRoutes, complianceHistoryRoutes, complianceRoutes, enterpriseRoutes, type AuditRouteRow, type ComplianceHistoryRouteRow, type ComplianceRouteRow } from '@portico/api/enterprise';
 import type { z } from 'zod';
 import { PorticoApiError, errorFromResponse } from './errors.js';
 import type { CallOptions, ClientOptions } from './options.js';
@@ -23,13 +23,13 @@ export interface Transport {
   <K extends EnterpriseRow['id']>(id: K, input?: RouteInput, opts?: CallOptions): Promise<EnterpriseResponse<K>>;
 }
 
-type EnterpriseRow = (typeof enterpriseRoutes)[number] | AuditRouteRow | ComplianceHistoryRouteRow;
+type EnterpriseRow = (typeof enterpriseRoutes)[number] | AuditRouteRow | ComplianceRouteRow | ComplianceHistoryRouteRow;
 type EnterpriseResponse<K extends EnterpriseRow['id']> =
   Extract<EnterpriseRow, { id: K }> extends { response: infer S extends z.ZodType } ? z.output<S> : void;
 
 const routesById: Record<string, RouteDef | undefined> = {
   ...(routeById as unknown as Record<string, RouteDef>),
-  ...Object.fromEntries([...auditRoutes, ...enterpriseRoutes, ...complianceHistoryRoutes].map((route) => [route.id, route])),
+  ...Object.fromEntries([...auditRoutes, ...enterpriseRoutes, ...complianceRoutes, ...complianceHistoryRoutes].map((route) => [route.id, route])),
 };
 
 const idempotentMethods = new Set(['GET', 'HEAD', 'PUT', 'DELETE']);

@@ -95,9 +95,18 @@ export function registerInstanceCreate(instance: Command, app: App): void {
       const created = await client.instances.create({ kind, name, project, namespace, values, deploymentMode: opts.mode });
       const where = created.namespace ? ` in ${created.namespace}` : '';
       io.out(`instance ${created.kind}/${created.name} created${where} (project ${created.project}, mode ${created.deploymentMode})\n`);
+      for (const line of warningLines(created.details?.warnings)) io.err(`${line}\n`);
       if (!opts.wait) return;
       const ref = { kind: created.kind, name: created.name, namespace: created.namespace, project: created.project };
       const healthy = await waitForHealthy(io, client, ref, { timeoutMs });
       io.out(`instance ${healthy.kind}/${healthy.name} is ${healthy.health}\n`);
     });
+}
+
+/** The findings a create went through with (Enterprise: `warn` constraints), one `warning:` line each on stderr. */
+export function warningLines(warnings: unknown[] | undefined): string[] {
+  return (warnings ?? []).map((w) => {
+    const { policy, message, field } = (w ?? {}) as { policy?: string; message?: string; field?: string };
+    return `warning: ${policy ?? 'policy'}${field ? ` (${field})` : ''}: ${String(message ?? '').replace(/\s*\n\s*/g, ' ')}`;
+  });
 }
