@@ -26,3 +26,12 @@ export async function* paginate<T>(
     page = res.page + 1;
   }
 }
+
+/** The same for the §12.5 lists, whose envelope says `total` (every item, pages of `pageSize`). */
+export async function* paginateTotal<T>(fetchPage: (page: number, pageSize: number) => Promise<{ items: T[]; total: number }>, pageSize = 500): AsyncGenerator<T, void, undefined> {
+  for (let page = 1; ; page += 1) {
+    const answer = await fetchPage(page, pageSize);
+    yield* answer.items;
+    if (answer.items.length < pageSize || page * pageSize >= answer.total) return;
+  }
+}

@@ -55,14 +55,11 @@ const templateTable = (app: App, items: ConstraintTemplate[], wide: boolean) =>
     tableOptions(app.io, wide),
   );
 
-/** Every page of a §12.5 list (pages of 500, the largest the server serves). */
-async function allPages<T>(fetch: (page: number) => Promise<{ items: T[]; total: number }>): Promise<T[]> {
-  const items: T[] = [];
-  for (let page = 1; ; page += 1) {
-    const answer = await fetch(page);
-    items.push(...answer.items);
-    if (answer.items.length < 500 || items.length >= answer.total) return items;
-  }
+/** Every item of an SDK iterator, for a list printed whole. */
+async function collectAll<T>(items: AsyncIterable<T>): Promise<T[]> {
+  const out: T[] = [];
+  for await (const item of items) out.push(item);
+  return out;
 }
 
 /** The compliance events of one kind from a `violations` subscription, read with the contract's schema. */
@@ -115,7 +112,7 @@ export function registerCompliance(program: Command, app: App): void {
 
   withWatch(withOutput(compliance.command('templates').description('ConstraintTemplates'))).action(async (opts: { output?: string; watch?: boolean }, cmd: Command) => {
     const { client } = await app.session(cmd);
-    const items = await allPages((page) => client.compliance.templates({ page, pageSize: 500 }));
+    const items = await collectAll(client.compliance.templatesAll());
     const format = formatOf(opts);
     print(app.io, format, { items, total: items.length }, {
       table: (wide) => (items.length ? templateTable(app, items, wide) : 'No constraint templates found.\n'),
@@ -133,7 +130,7 @@ export function registerCompliance(program: Command, app: App): void {
     .addOption(new Option('--enforcement <action>', 'only this enforcement action').choices(enforcements))
     .action(async (opts: { output?: string; watch?: boolean; kind?: string; enforcement?: Enforcement }, cmd: Command) => {
       const { client } = await app.session(cmd);
-      const items = await allPages((page) => client.compliance.constraints({ kind: opts.kind, enforcement: opts.enforcement, page, pageSize: 500 }));
+      const items = await collectAll(client.compliance.constraintsAll({ kind: opts.kind, enforcement: opts.enforcement }));
       const format = formatOf(opts);
       print(app.io, format, { items, total: items.length }, {
         table: (wide) => (items.length ? constraintTable(app, items, wide) : 'No constraints found.\n'),
@@ -152,8 +149,7 @@ export function registerCompliance(program: Command, app: App): void {
     .option('--constraint <Kind/name>', 'only this constraint')
     .action(async (opts: { output?: string; watch?: boolean; project?: string; constraint?: string }, cmd: Command) => {
       const { client } = await app.session(cmd);
-      const items: Violation[] = [];
-      for await (const v of client.compliance.violationsAll({ project: opts.project, constraint: opts.constraint })) items.push(v);
+      const items = await collectAll(client.compliance.violationsAll({ project: opts.project, constraint: opts.constraint }));
       const format = formatOf(opts);
       print(app.io, format, { items, total: items.length }, {
         table: (wide) => (items.length ? violationTable(app, items, wide) : 'No violations found.\n'),

@@ -1,6 +1,7 @@
 import type { ViolationHistoryCount, ViolationHistoryExportQuery, ViolationHistoryFilterQuery, ViolationHistoryList, ViolationHistoryListQuery, ViolationHistoryRecord } from '@portico/api/enterprise';
 import { download, type Download } from '../download.js';
 import type { CallOptions, ClientOptions } from '../options.js';
+import { paginateTotal } from '../paginate.js';
 import type { Transport } from '../transport.js';
 
 export type ViolationHistoryFilterInput = Partial<ViolationHistoryFilterQuery>;
@@ -19,18 +20,10 @@ export interface ComplianceHistoryApi {
   exportHistory(query: ViolationHistoryExportInput, opts?: Omit<CallOptions, 'timeoutMs'>): Promise<Download>;
 }
 
-const PAGE = 500;
-
 export function complianceHistoryApi(call: Transport, options: ClientOptions): ComplianceHistoryApi {
   const api: ComplianceHistoryApi = {
     history: (query = {}, opts) => call('listViolationHistory', { query }, opts),
-    async *historyAll(filter = {}, opts) {
-      for (let page = 1; ; page += 1) {
-        const answer = await api.history({ ...filter, page, pageSize: PAGE }, opts);
-        yield* answer.items;
-        if (answer.items.length < PAGE || page * PAGE >= answer.total) return;
-      }
-    },
+    historyAll: (filter = {}, opts) => paginateTotal((page, pageSize) => api.history({ ...filter, page, pageSize }, opts)),
     historyCount: (filter = {}, opts) => call('countViolationHistory', { query: filter }, opts),
     exportHistory: (query, opts = {}) => download(options, '/api/v1/compliance/violations/history/export', query, opts, 'violation-history.csv'),
   };

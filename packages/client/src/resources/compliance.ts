@@ -18,6 +18,7 @@ import type {
 } from '@portico/api/enterprise';
 import type { z } from 'zod';
 import type { CallOptions } from '../options.js';
+import { paginateTotal } from '../paginate.js';
 import type { Transport } from '../transport.js';
 
 export type CompliancePageInput = Partial<CompliancePageQuery>;
@@ -36,8 +37,12 @@ export interface ComplianceLiveApi {
   /** Templates, constraints by enforcement, and the violations the caller may see. */
   summary(opts?: CallOptions): Promise<ComplianceSummary>;
   templates(query?: CompliancePageInput, opts?: CallOptions): Promise<ConstraintTemplateList>;
+  /** Every ConstraintTemplate, page after page. */
+  templatesAll(opts?: CallOptions): AsyncIterable<ConstraintTemplate>;
   template(name: string, opts?: CallOptions): Promise<ConstraintTemplate>;
   constraints(query?: ConstraintListInput, opts?: CallOptions): Promise<ConstraintList>;
+  /** Every constraint matching `filter`, page after page. */
+  constraintsAll(filter?: Omit<ConstraintListInput, 'page' | 'pageSize'>, opts?: CallOptions): AsyncIterable<Constraint>;
   /** One constraint with the violations the caller may see. */
   constraint(ref: ConstraintRef, opts?: CallOptions): Promise<Constraint>;
   /** Server Admin: a constraint of a template; every bad field is listed in the 400's `details.fields`. */
@@ -52,26 +57,20 @@ export interface ComplianceLiveApi {
   validate(input: ValidateInput, opts?: CallOptions): Promise<ValidateResponse>;
 }
 
-const PAGE = 500;
-
 export function complianceLiveApi(call: Transport): ComplianceLiveApi {
   const api: ComplianceLiveApi = {
     status: (opts) => call('complianceStatus', {}, opts),
     summary: (opts) => call('complianceSummary', {}, opts),
     templates: (query = {}, opts) => call('listConstraintTemplates', { query }, opts),
+    templatesAll: (opts) => paginateTotal((page, pageSize) => api.templates({ page, pageSize }, opts)),
     template: (name, opts) => call('getConstraintTemplate', { params: { name } }, opts),
     constraints: (query = {}, opts) => call('listConstraints', { query }, opts),
+    constraintsAll: (filter = {}, opts) => paginateTotal((page, pageSize) => api.constraints({ ...filter, page, pageSize }, opts)),
     constraint: ({ kind, name }, opts) => call('getConstraint', { params: { kind, name } }, opts),
     createConstraint: (input, opts) => call('createConstraint', { body: input }, opts),
     setEnforcement: ({ kind, name }, enforcementAction, opts) => call('setConstraintEnforcement', { params: { kind, name }, body: { enforcementAction } }, opts),
     violations: (query = {}, opts) => call('listViolations', { query }, opts),
-    async *violationsAll(filter = {}, opts) {
-      for (let page = 1; ; page += 1) {
-        const answer = await api.violations({ ...filter, page, pageSize: PAGE }, opts);
-        yield* answer.items;
-        if (answer.items.length < PAGE || page * PAGE >= answer.total) return;
-      }
-    },
+    violationsAll: (filter = {}, opts) => paginateTotal((page, pageSize) => api.violations({ ...filter, page, pageSize }, opts)),
     validate: (input, opts) => call('validateCompliance', { body: input }, opts),
   };
   return api;
