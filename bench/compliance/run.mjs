@@ -12,7 +12,7 @@
 // `--seed-only`: builds the platform and times the audit passes, then stops before the route measurements.
 // The audit trail is on (as in every Enterprise build), so each validate and constraint create is also recorded
 // in PostgreSQL. Needs `npm run build`. Knobs: BENCH_DURATION_MS, BENCH_CONNECTIONS, BENCH_FEATURES (license
-// features, default `compliance`), BENCH_DATABASE_URL.
+// features, default `compliance`), BENCH_DATABASE_URL, BENCH_CPU_PROF (a directory for the server's CPU profile).
 import { loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { call as api, ok } from '../lib/api.mjs';
@@ -60,7 +60,9 @@ async function measure(url, sameBytes, { method = 'GET', route, token, body }) {
 
 // --- run ---------------------------------------------------------------------------------------------------
 console.log(`bench/compliance${smoke ? ' --smoke' : ''}: ${fmt(size.constraints)} constraints × ${fmt(size.instances)} instances (${size.rgds} RGDs, ${size.projects} projects); load average ${load1()} (${cores} cores)`);
-const child = startChild(here('./server.mjs'), [], { BENCH_SIZE: JSON.stringify(size) });
+// BENCH_CPU_PROF=dir: the server writes a V8 CPU profile there when it stops (to find where a pass spends its time).
+const profileDir = process.env.BENCH_CPU_PROF;
+const child = startChild(here('./server.mjs'), [], { BENCH_SIZE: JSON.stringify(size) }, profileDir ? { execArgv: ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] } : {});
 process.on('exit', () => child.child.kill('SIGKILL'));
 const info = await child.ready;
 const url = `http://127.0.0.1:${info.port}`;

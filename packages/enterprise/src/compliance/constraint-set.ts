@@ -11,7 +11,8 @@ export interface CompiledConstraint {
   enforcementAction: api.EnforcementAction;
   match: api.ConstraintMatch;
   parameters: Record<string, any>;
-  check: PolicyCheck;
+  /** The native check compiled with this constraint's parameters. */
+  check: ReturnType<PolicyCheck>;
 }
 
 /** One finding: a constraint an object breaks, and why. */
@@ -19,13 +20,16 @@ export interface Finding {
   constraint: CompiledConstraint;
   object: KubeObject;
   message: string;
+  /** The audit's status entry for it, made once (a periodic pass lists the same findings again). */
+  status?: unknown;
 }
 
 /** A constraint of a kind Portico implements natively; undefined for any other kind (Gatekeeper's rego only). */
 export function compileConstraint(obj: KubeObject): CompiledConstraint | undefined {
-  const check = policyLibrary[obj.kind];
-  if (!check) return undefined;
-  return { kind: obj.kind, name: obj.metadata.name, enforcementAction: enforcementOf(obj), match: matchOf(obj), parameters: parametersOf(obj), check };
+  const policy = policyLibrary[obj.kind];
+  if (!policy) return undefined;
+  const parameters = parametersOf(obj);
+  return { kind: obj.kind, name: obj.metadata.name, enforcementAction: enforcementOf(obj), match: matchOf(obj), parameters, check: policy(parameters) };
 }
 
 export interface ConstraintSet {
@@ -85,7 +89,7 @@ export function createConstraintSet(constraints: readonly CompiledConstraint[]):
       const findings: Finding[] = [];
       for (const constraint of candidates) {
         if (!matches(constraint.match, obj)) continue;
-        for (const message of constraint.check(constraint.parameters, obj)) findings.push({ constraint, object: obj, message });
+        for (const message of constraint.check(obj)) findings.push({ constraint, object: obj, message });
       }
       return findings;
     },

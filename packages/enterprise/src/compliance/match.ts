@@ -5,7 +5,17 @@ import type { KubeObject } from '@portico/core';
 const namespaceMatches = (pattern: string, namespace: string) =>
   pattern.endsWith('*') ? namespace.startsWith(pattern.slice(0, -1)) : pattern === namespace;
 
-export const groupOf = (apiVersion: string) => (apiVersion.includes('/') ? apiVersion.slice(0, apiVersion.lastIndexOf('/')) : '');
+/** API groups by apiVersion: an audit asks for the same few tens of thousands of times. */
+const groups = new Map<string, string>();
+export const groupOf = (apiVersion: string): string => {
+  let group = groups.get(apiVersion);
+  if (group === undefined) {
+    group = apiVersion.includes('/') ? apiVersion.slice(0, apiVersion.lastIndexOf('/')) : '';
+    if (groups.size >= 1_000) groups.clear();
+    groups.set(apiVersion, group);
+  }
+  return group;
+};
 
 /** The kinds a match names, as `group/kind` keys (`*` for any); empty: it matches every kind. */
 export function matchedKindKeys(match: api.ConstraintMatch): string[] {

@@ -12,7 +12,7 @@ const constraint = (kind: string, spec: object, name = 'c'): KubeObject => ({ ap
 
 describe('the native template library', () => {
   it('K8sRequiredLabels: missing keys and values outside allowedRegex', () => {
-    const check = policyLibrary.K8sRequiredLabels!;
+    const check = (params: Record<string, unknown>, obj: KubeObject) => policyLibrary.K8sRequiredLabels!(params)(obj);
     expect(check({ labels: [{ key: 'owner' }, { key: 'team' }] }, deployment([], { team: 'a' }))).toEqual(['you must provide labels: ["owner"]']);
     expect(check({ labels: [{ key: 'env', allowedRegex: '^(dev|prod)$' }] }, deployment([], { env: 'qa' }))).toEqual(['Label <env: qa> does not satisfy allowed regex: ^(dev|prod)$']);
     expect(check({ labels: ['owner'] }, deployment([], { owner: 'x' }))).toEqual([]);
@@ -21,14 +21,14 @@ describe('the native template library', () => {
   it('K8sAllowedRepos: every container, init containers too, by prefix', () => {
     const obj: KubeObject = { ...deployment([{ name: 'app', image: 'registry.example.com/app:1' }, { name: 'side', image: 'docker.io/nginx' }]) };
     obj.spec.template.spec.initContainers = [{ name: 'init', image: 'quay.io/x' }];
-    expect(policyLibrary.K8sAllowedRepos!({ repos: ['registry.example.com/'] }, obj)).toEqual([
+    expect(policyLibrary.K8sAllowedRepos!({ repos: ['registry.example.com/'] })(obj)).toEqual([
       'container <init> has an invalid image repo <quay.io/x>, allowed repos are ["registry.example.com/"]',
       'container <side> has an invalid image repo <docker.io/nginx>, allowed repos are ["registry.example.com/"]',
     ]);
   });
 
   it('K8sContainerLimits: missing limits and limits above the maximum, in Kubernetes quantities', () => {
-    const check = policyLibrary.K8sContainerLimits!;
+    const check = (params: Record<string, unknown>, obj: KubeObject) => policyLibrary.K8sContainerLimits!(params)(obj);
     expect(check({ cpu: '1', memory: '1Gi' }, deployment([{ name: 'a', resources: { limits: { cpu: '500m', memory: '512Mi' } } }]))).toEqual([]);
     expect(check({ cpu: '1', memory: '1Gi' }, deployment([{ name: 'a', resources: { limits: { cpu: '2', memory: '2Gi' } } }, { name: 'b' }]))).toEqual([
       'container <a> cpu limit <2> is higher than the maximum allowed of <1>',
@@ -41,8 +41,8 @@ describe('the native template library', () => {
 
   it('K8sBlockNodePort: Services of type NodePort only', () => {
     const service = (type: string): KubeObject => ({ apiVersion: 'v1', kind: 'Service', metadata: { name: 's', namespace: 'dev' }, spec: { type } });
-    expect(policyLibrary.K8sBlockNodePort!({}, service('NodePort'))).toEqual(['User is not allowed to create service of type NodePort']);
-    expect(policyLibrary.K8sBlockNodePort!({}, service('ClusterIP'))).toEqual([]);
+    expect(policyLibrary.K8sBlockNodePort!({})(service('NodePort'))).toEqual(['User is not allowed to create service of type NodePort']);
+    expect(policyLibrary.K8sBlockNodePort!({})(service('ClusterIP'))).toEqual([]);
   });
 });
 

@@ -90,13 +90,32 @@ export async function createEmbeddedCluster(opts: EmbeddedClusterOptions = {}): 
   }
 
   const maxKubernetesEvents = opts.maxKubernetesEvents ?? 1000;
-  const pruneEvents = async () => {
+  const pruneOnce = async () => {
     const stored = [...store.stored(resources.event)];
     if (stored.length <= maxKubernetesEvents) return;
     const oldestFirst = stored.sort((a, b) => Number(a.metadata.resourceVersion) - Number(b.metadata.resourceVersion));
     for (const event of oldestFirst.slice(0, stored.length - maxKubernetesEvents)) {
       await store.delete(resources.event, event.metadata.name, event.metadata.namespace).catch(() => undefined); // already gone is fine
     }
+  };
+  // One pruning at a time: a controller records events in bursts, and concurrent prunings would each sort the
+  // same thousand events and race to delete the same oldest ones (a NOT_FOUND error per loser, per event).
+  let pruning: Promise<void> | undefined;
+  let pruneAgain = false;
+  const pruneEvents = (): Promise<void> => {
+    if (pruning) {
+      pruneAgain = true;
+      return pruning;
+    }
+    pruning = (async () => {
+      do {
+        pruneAgain = false;
+        await pruneOnce();
+      } while (pruneAgain);
+    })().finally(() => {
+      pruning = undefined;
+    });
+    return pruning;
   };
 
   const bookmarks = setInterval(() => watchHub.bookmark(store.resourceVersion()), opts.bookmarkMs ?? 30_000);

@@ -17,18 +17,37 @@ export function judgeSubject(set: ConstraintSet, subject: AuditSubject): Finding
   return findings;
 }
 
+/** A finding as Gatekeeper lists it in a constraint's status; made once per finding (periodic passes reuse it). */
 export const toStatusViolation = (f: Finding): StatusViolation => {
-  const [group, version] = f.object.apiVersion.includes('/') ? [groupOf(f.object.apiVersion), f.object.apiVersion.slice(f.object.apiVersion.lastIndexOf('/') + 1)] : ['', f.object.apiVersion];
-  return {
+  if (f.status) return f.status as StatusViolation;
+  const { apiVersion } = f.object;
+  const slash = apiVersion.lastIndexOf('/');
+  const status: StatusViolation = {
     enforcementAction: f.constraint.enforcementAction,
-    group,
-    version,
+    group: slash < 0 ? '' : groupOf(apiVersion),
+    version: apiVersion.slice(slash + 1),
     kind: f.object.kind,
     ...(f.object.metadata.namespace ? { namespace: f.object.metadata.namespace } : {}),
     name: f.object.metadata.name,
     message: f.message,
   };
+  f.status = status;
+  return status;
 };
+
+/** Whether a constraint's status already says `count` and `listed` (field by field: no JSON of a thousand entries). */
+export function sameStatus(count: number, listed: readonly StatusViolation[], heldCount: unknown, held: unknown): boolean {
+  if (heldCount !== count || !Array.isArray(held) || held.length !== listed.length) return false;
+  for (let i = 0; i < listed.length; i++) {
+    const a = listed[i]!;
+    const b = held[i] as Partial<StatusViolation> | undefined;
+    if (
+      !b || a.name !== b.name || a.kind !== b.kind || a.message !== b.message || (a.namespace ?? '') !== (b.namespace ?? '') ||
+      a.group !== b.group || a.version !== b.version || a.enforcementAction !== b.enforcementAction
+    ) return false;
+  }
+  return true;
+}
 
 /**
  * The audit's memory: each subject's findings, kept while the subject, its RGD and the constraints are

@@ -3,7 +3,7 @@ import { compileConstraint, createConstraintSet, type CompiledConstraint, type C
 import { constraintCrdOf, constraintKindOf, constraintRefOf, crdRef, templateRef, type StatusViolation } from '../gatekeeper.js';
 import { createInformerSet } from '../informer-set.js';
 import { matchedKindKeys } from '../match.js';
-import { createAuditCache, judgeSubject, toStatusViolation, type AuditSubject } from './audit.js';
+import { createAuditCache, judgeSubject, sameStatus, toStatusViolation, type AuditSubject } from './audit.js';
 
 export interface GatekeeperSimulatorOptions {
   /** Period of the full audit (PORTICO_GATEKEEPER_AUDIT_MS; default 60 s). */
@@ -71,10 +71,10 @@ export function createGatekeeperSimulator(cluster: Cluster, opts: GatekeeperSimu
   let closed = false;
   const cache = createAuditCache();
   /**
-   * The status each constraint was last settled to (written, or found already so), as JSON: a pass does not
-   * rewrite what its watch has not delivered yet, and a pass that judged nothing anew skips the comparison.
+   * The status each constraint was last settled to (written, or found already so): a pass does not rewrite
+   * what its watch has not delivered yet, and a pass that judged nothing anew skips the comparison.
    */
-  const written = new Map<string, string>();
+  const written = new Map<string, { count: number; listed: StatusViolation[] }>();
 
   const informers = createInformerSet(cluster, logger, (ref, event) => {
     if (ref.kind === templateRef.kind && ref.group === templateRef.group) void onTemplate(event.type, event.object);
@@ -218,10 +218,11 @@ export function createGatekeeperSimulator(cluster: Cluster, opts: GatekeeperSimu
         current.add(id);
         // Nothing judged anew since the pass that settled this constraint's status: it still holds.
         if (!changed && written.has(id)) continue;
-        const status = JSON.stringify([count, listed]);
+        const status = { count, listed };
         // What this audit wrote a moment ago (its watch event may not be here yet), or what the cluster holds.
-        if (status === written.get(id)) continue;
-        if (status === JSON.stringify([obj.status?.totalViolations, obj.status?.violations])) {
+        const settled = written.get(id);
+        if (settled && sameStatus(count, listed, settled.count, settled.listed)) continue;
+        if (sameStatus(count, listed, obj.status?.totalViolations, obj.status?.violations)) {
           written.set(id, status);
           continue;
         }
