@@ -95,7 +95,7 @@ export function registerSecret(program: Command, app: App): void {
     const res = await client.secrets.get(project, namespace, name, { reveal: opts.reveal === true });
     print(app.io, formatOf(opts), res, () => {
       const lines = [`name: ${res.namespace}/${res.name}`, `type: ${res.type}`, `created: ${res.createdAt} by ${res.createdBy || '-'}`, `updated: ${res.updatedAt}`];
-      if (res.data) lines.push('data:', ...Object.entries(res.data).map(([k, v]) => `  ${k}: ${v}`));
+      if (res.data) lines.push('data:', ...Object.entries(res.data).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([k, v]) => `  ${k}: ${v}`));
       else lines.push(`keys: ${res.keys.join(', ') || '-'}`);
       return `${lines.join('\n')}\n`;
     });
