@@ -10,6 +10,7 @@ import { startFakePortico, TOKEN } from './fake-portico.js';
 
 // These tests run the BUILT binary, as users do (`npm test` builds first; or `cd packages/cli && npx tsup`).
 const bin = fileURLToPath(new URL('../dist/bin.js', import.meta.url));
+const repoRoot = fileURLToPath(new URL('../../..', import.meta.url));
 
 let portico: Awaited<ReturnType<typeof startFakePortico>>;
 let home: string;
@@ -239,5 +240,33 @@ describe('instance create', () => {
     const r = await portico_(['instance', 'create', 'Postgres', 'broken', '-p', 'alpha', '-n', 'alpha-dev', '--set', 'name=app', '--wait']);
     expect(r.code).toBe(4);
     expect(r.stderr).toBe('error: Postgres/broken in alpha-dev is Unhealthy: volume cannot be provisioned\n');
+  });
+});
+
+describe('npx portico', () => {
+  /** Runs `npx --no-install portico …` from the repository root, as a newcomer does right after `npm ci`. */
+  function npx(args: string[]): Promise<Result> {
+    // No update check: it would ask the registry and print its notice on stderr.
+    const env: Record<string, string> = { PATH: process.env.PATH ?? '', HOME: home, PORTICO_CONFIG: configFile, npm_config_update_notifier: 'false' };
+    return new Promise((resolve, reject) => {
+      const child = spawn('npx', ['--no-install', 'portico', ...args], { cwd: repoRoot, env, stdio: ['ignore', 'pipe', 'pipe'] });
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (c) => (stdout += c));
+      child.stderr.on('data', (c) => (stderr += c));
+      child.on('error', reject);
+      child.on('close', (code) => resolve({ code, stdout, stderr }));
+    });
+  }
+
+  it('runs the workspace CLI from the repository root without installing anything', async () => {
+    const { version } = JSON.parse(await readFile(fileURLToPath(new URL('../package.json', import.meta.url)), 'utf8')) as { version: string };
+    const v = await npx(['--version']);
+    expect(v.stderr).toBe('');
+    expect([v.code, v.stdout]).toEqual([0, `${version}\n`]);
+    const help = await npx(['--help']);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toMatch(/^Usage: portico \[options\] \[command\]\n/);
+    expect(help.stdout).toContain('login [options] [server]');
   });
 });
