@@ -143,7 +143,6 @@ export function createEvents(deps: { kv: KeyValue; logger: Logger; replicaId?: s
     claim?: string;
     /** The claim is ours (or there is none): only the publish is left. */
     claimed: boolean;
-    timestamp: string;
   }
   const pending: Outgoing[] = [];
   let retryTimer: NodeJS.Timeout | undefined;
@@ -159,7 +158,8 @@ export function createEvents(deps: { kv: KeyValue; logger: Logger; replicaId?: s
       if (!won) return false;
       item.claimed = true;
     }
-    const message: WireMessage = { v: 1, origin: replicaId, timestamp: item.timestamp, events: item.events };
+    // Stamped when it leaves, after the claim: the time it was published, also when that took retries.
+    const message: WireMessage = { v: 1, origin: replicaId, timestamp: new Date().toISOString(), events: item.events };
     await kv.publish(eventsChannel, JSON.stringify(message));
     return true;
   };
@@ -196,13 +196,13 @@ export function createEvents(deps: { kv: KeyValue; logger: Logger; replicaId?: s
   const collapse = () => {
     logger.error({ dropped: pending.length }, 'too many events waiting for the store; replacing them with a resync');
     pending.length = 0;
-    pending.push({ events: [{ type: 'resync', data: { reason: resyncReasons.overflow } }], claimed: true, timestamp: new Date().toISOString() });
+    pending.push({ events: [{ type: 'resync', data: { reason: resyncReasons.overflow } }], claimed: true });
   };
 
   async function publishAll(events: DomainEvent[], opts: PublishOptions = {}): Promise<void> {
     if (closed || events.length === 0) return;
     await subscribed;
-    const item: Outgoing = { events, claim: opts.claim, claimed: opts.claim === undefined, timestamp: new Date().toISOString() };
+    const item: Outgoing = { events, claim: opts.claim, claimed: opts.claim === undefined };
     // Behind messages waiting for a retry, this one waits too: what one replica publishes leaves in order.
     if (pending.length > 0) {
       pending.push(item);
