@@ -13,7 +13,8 @@ export { deepEqual } from '../../json-equal.js';
 
 /** RFC 7386 JSON merge patch: objects merge recursively, `null` deletes a key, anything else replaces. */
 export function mergePatch(target: unknown, patch: unknown): unknown {
-  if (!isObject(patch)) return clone(patch);
+  // Strings, numbers and booleans are immutable: only arrays need a copy of their own.
+  if (!isObject(patch)) return typeof patch === 'object' && patch !== null ? clone(patch) : patch;
   const result: Record<string, unknown> = isObject(target) ? { ...target } : {};
   for (const [key, value] of Object.entries(patch)) {
     if (value === null) delete result[key];
