@@ -1,10 +1,27 @@
+import { randomBytes } from 'node:crypto';
 import type { Pool } from 'pg';
 import type { Queryable } from './db.js';
 import { decodeTime, monotonicFactory, ulid } from 'ulid';
 import { canonicalEvent } from './chain.js';
 import type { AuditDraft, AuditEvent } from './types.js';
 
-const nextId = monotonicFactory();
+/**
+ * ULID randomness from a pooled crypto buffer: the library's default asks Web Crypto for each of an id's 16
+ * random characters (19 µs an event in a profile of the mutation benchmark, for 80 bits).
+ */
+const POOL = 4096;
+let pool = randomBytes(POOL);
+let at = 0;
+const pooledRandom = (): number => {
+  if (at + 4 > POOL) {
+    pool = randomBytes(POOL);
+    at = 0;
+  }
+  const n = pool.readUInt32BE(at);
+  at += 4;
+  return n / 0x1_0000_0000;
+};
+const nextId = monotonicFactory(pooledRandom);
 
 /**
  * Gives the draft its ULID (time part = its timestamp, to the millisecond). Ids of this process only grow,
@@ -55,7 +72,7 @@ export async function appendBatch(pool: Queryable, events: readonly AuditEvent[]
     action: e.action, resource: e.resource, name: e.name, project: e.project ?? null, namespace: e.namespace ?? null,
     request_id: e.requestId, result: e.result, http_status: e.httpStatus, details: e.details, canon: canonicalEvent(e),
   }));
-  await pool.query(appendSql, [JSON.stringify(rows)]);
+  await pool.query({ name: 'portico-audit-append', text: appendSql, values: [JSON.stringify(rows)] });
 }
 
 /** Appends one event on its own (tests, tools); the recorder goes through `createAppender`. */
@@ -70,7 +87,8 @@ const MAX_BATCH = 500;
 /**
  * Group commit for one replica: events arriving while a batch is being written go into the next batch,
  * so concurrent operations share one transaction (one WAL flush) instead of queueing one by one on the
- * chain head. Each caller learns whether its own event was stored.
+ * chain head. Each caller learns whether its own event was stored. (Several batches on their way at once
+ * measured slower: they queue on the chain head's row lock inside PostgreSQL, each with fewer events.)
  */
 export function createAppender(pool: Pool): (draft: AuditDraft) => Promise<AuditEvent> {
   let queue: { event: AuditEvent; resolve: () => void; reject: (error: unknown) => void }[] = [];

@@ -17,7 +17,7 @@ const configOf = (row: ConfigRow): AuditConfig => ({
 
 /** Read on every audited operation, so a change applies on every replica at once. */
 export async function readConfig(db: Queryable): Promise<AuditConfig> {
-  const { rows } = await db.query<ConfigRow>('SELECT enabled, retention_days, exclude_actions, exclude_resources FROM audit_config WHERE id = 1');
+  const { rows } = await db.query<ConfigRow>({ name: 'portico-audit-config', text: 'SELECT enabled, retention_days, exclude_actions, exclude_resources FROM audit_config WHERE id = 1' });
   return configOf(rows[0]);
 }
 

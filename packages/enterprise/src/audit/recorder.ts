@@ -58,10 +58,17 @@ const trailDown = (cause: unknown) => unavailable('audit trail (PostgreSQL)', 5,
  */
 export function createAuditRecorder(deps: { pool: Pool; logger: Logger }): OperationHook {
   const append = createAppender(deps.pool);
+  // Operations that arrive while a read is on its way share it: its answer still comes after they arrived, so
+  // it proves PostgreSQL answered after each of them did, and concurrent operations cost one round trip.
+  let reading: Promise<AuditConfig> | undefined;
+  const currentConfig = () =>
+    (reading ??= readConfig(deps.pool).finally(() => {
+      reading = undefined;
+    }));
   return async <T>(facts: Operation, run: () => Promise<T>): Promise<T> => {
     let config: AuditConfig;
     try {
-      config = await readConfig(deps.pool);
+      config = await currentConfig();
     } catch (error) {
       throw trailDown(error);
     }
