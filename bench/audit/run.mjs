@@ -13,12 +13,13 @@ const here = (p) => fileURLToPath(new URL(p, import.meta.url));
 const durationMs = Number(process.env.BENCH_DURATION_MS ?? 8000);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 8);
 const rows = Number(process.env.BENCH_AUDIT_ROWS ?? 1_000_000);
-// BENCH_CPU_PROF=dir: each server writes a V8 CPU profile there when it stops.
+// BENCH_CPU_PROF=dir: each server writes a V8 CPU profile there when it stops; BENCH_SERVER_ARGS: other node
+// flags for the servers (e.g. "--expose-gc --import=./count-queries.mjs").
 const profileDir = process.env.BENCH_CPU_PROF;
 const load = () => loadavg().map((n) => n.toFixed(1)).join(' ');
 
 async function mutations(edition) {
-  const server = startChild(here('./server.mjs'), [], { BENCH_EDITION: edition, BENCH_PROJECTS: String(connections) }, profileDir ? { execArgv: ['--expose-gc', '--cpu-prof', `--cpu-prof-dir=${profileDir}`] } : {});
+  const server = startChild(here('./server.mjs'), [], { BENCH_EDITION: edition, BENCH_PROJECTS: String(connections) }, profileDir ? { execArgv: ['--expose-gc', '--cpu-prof', `--cpu-prof-dir=${profileDir}`] } : process.env.BENCH_SERVER_ARGS ? { execArgv: process.env.BENCH_SERVER_ARGS.split(' ') } : {});
   const info = await server.ready;
   const result = await mutationLoad({ url: `http://127.0.0.1:${info.port}`, token: info.token, projectPrefix: info.projectPrefix, connections, durationMs });
   return { server, info, result };
