@@ -14,7 +14,8 @@ import { createSchemaCache } from './schema-cache.js';
 import type { CatalogEntry, JsonSchemaObject } from './types.js';
 import { visibilityFor } from './visibility.js';
 import { rgdJsonParts, toRgd, toRgdDetail } from './wire.js';
-import { withJsonText } from '../json-text.js';
+import { withJsonText, withLazyJsonText } from '../json-text.js';
+import { deepFreeze } from '../freeze.js';
 
 export type CatalogChange = 'add' | 'update' | 'delete';
 
@@ -76,12 +77,18 @@ export function createCatalog(deps: CatalogDeps): Catalog {
   // What each caller sees, per sort order: visibility asks the policy engine per RGD and member project, so it
   // is worked out once per caller until the catalog or the policy changes, not on every request.
   const visibleSorted = new Map<string, IndexedEntry[]>();
+  // The filter choices each caller is offered, serialised once, until the catalog or the policy changes.
+  const filtersFor = new Map<string, ReturnType<CatalogService['filters']>>();
   const invalidate = () => {
     sorted = new Map();
     byKind = undefined;
     visibleSorted.clear();
+    filtersFor.clear();
   };
-  const authzSubscription = authz.onChange(() => visibleSorted.clear());
+  const authzSubscription = authz.onChange(() => {
+    visibleSorted.clear();
+    filtersFor.clear();
+  });
   const principalOf = (actor: Actor) => (actor.groups.length ? `${actor.subject}\n${[...actor.groups].sort().join('\n')}` : actor.subject);
   const visibleSortedBy = (actor: Actor, sortBy: RgdSortBy, order: SortOrder): IndexedEntry[] => {
     if (authz.isServerAdmin(actor)) return sortedBy(sortBy, order);
@@ -243,6 +250,9 @@ export function createCatalog(deps: CatalogDeps): Catalog {
     },
 
     filters(actor) {
+      const key = authz.isServerAdmin(actor) ? '*' : principalOf(actor);
+      const cached = filtersFor.get(key);
+      if (cached) return cached;
       // Keyed case-insensitively, like the filters they feed: "Web" and "web" are one choice (first by name wins).
       const categories = new Map<string, string>();
       const tags = new Map<string, string>();
@@ -253,7 +263,10 @@ export function createCatalog(deps: CatalogDeps): Catalog {
         if (entry.project) projects.add(entry.project);
       }
       const sortedList = (values: Iterable<string>) => [...values].sort((a, b) => a.localeCompare(b, 'en'));
-      return { categories: sortedList(categories.values()), tags: sortedList(tags.values()), projects: sortedList(projects) };
+      const filters = deepFreeze(withLazyJsonText({ categories: sortedList(categories.values()), tags: sortedList(tags.values()), projects: sortedList(projects) }));
+      if (filtersFor.size >= MAX_CACHED_VIEWS) filtersFor.delete(filtersFor.keys().next().value!);
+      filtersFor.set(key, filters);
+      return filters;
     },
 
     entry(name) {

@@ -1,6 +1,7 @@
 import type * as api from '@portico/api';
 import { resources, apiVersionOf, type KubeObject } from '../ports/cluster.js';
 import { deepFreeze } from '../freeze.js';
+import { withLazyJsonText } from '../json-text.js';
 
 /**
  * The Project custom resource (`portico.dev/v1alpha1 Project`, namespaced) and its mapping to api.Project.
@@ -63,7 +64,8 @@ const views = new WeakMap<KubeObject, api.Project>();
  */
 export function projectView(obj: KubeObject): api.Project {
   let view = views.get(obj);
-  if (!view) views.set(obj, (view = deepFreeze(toProject(obj))));
+  // Serialised once per version: a Server Admin's list sends every project's roles, users and policies.
+  if (!view) views.set(obj, (view = deepFreeze(withLazyJsonText(toProject(obj)))));
   return view;
 }
 

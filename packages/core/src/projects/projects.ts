@@ -14,6 +14,7 @@ import { retryOnConflict } from '../cluster/retry.js';
 import { createSerially } from './serial.js';
 import { updatePermissions } from './update-permissions.js';
 import { parseInput } from '../validation.js';
+import { jsonText, withJsonText } from '../json-text.js';
 import { waitForInformer, type InformerTarget } from './wait-for-informer.js';
 
 export interface ProjectsDeps {
@@ -144,7 +145,8 @@ export function createProjects(deps: ProjectsDeps): ProjectsService {
         .filter((o) => authz.can(actor, 'get', rbacObject.project(o.metadata.name)))
         .map(projectView)
         .sort(byName);
-      return { items, totalCount: items.length };
+      // The page spliced from each project's own JSON text (made once per version), not serialised again.
+      return withJsonText({ items, totalCount: items.length }, `{"items":[${items.map(jsonText).join(',')}],"totalCount":${items.length}}`);
     },
 
     async create(actor, input) {
