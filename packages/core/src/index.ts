@@ -20,4 +20,4 @@ export * from './limits/index.js';
 export { createPortico, type CreatePorticoOptions } from './portico.js';
 export { resetAdminPassword } from './admin-tasks.js';
 export * from './validation.js';
-export { jsonText } from './json-text.js';
+export { jsonBytes, jsonText } from './json-text.js';

@@ -24,3 +24,23 @@ export function withJsonText<T extends object>(value: T, text: string): T {
 export function jsonText(value: unknown): string {
   return (value !== null && typeof value === 'object' && (value as WithText)[JSON_TEXT]) || JSON.stringify(value);
 }
+
+const bytesOf = new WeakMap<object, Buffer>();
+
+/**
+ * The UTF-8 bytes of `value`'s JSON: for a value that carries its text (and so is sent again and again, like a
+ * Server Admin's project list) encoded once and kept with it, so a large answer is not re-encoded per request.
+ */
+export function jsonBytes(value: unknown): Buffer {
+  if (value !== null && typeof value === 'object') {
+    const text = (value as WithText)[JSON_TEXT];
+    if (text !== undefined) {
+      // Small answers are cheaper to encode again than to remember.
+      if (text.length < 32_768) return Buffer.from(text, 'utf8');
+      let bytes = bytesOf.get(value);
+      if (!bytes) bytesOf.set(value, (bytes = Buffer.from(text, 'utf8')));
+      return bytes;
+    }
+  }
+  return Buffer.from(JSON.stringify(value), 'utf8');
+}

@@ -136,17 +136,36 @@ export function createProjects(deps: ProjectsDeps): ProjectsService {
     if (!parsed.success) throw badRequest(`invalid ${type}: ${parsed.error.issues[0].message}`, { [type]: subject });
   }
 
+  /** A Server Admin's list (every project, with every role and binding) until a project changes. */
+  let everyProject: api.ProjectList | undefined;
+  deps.projects.on(() => {
+    everyProject = undefined;
+  });
+  authz.onChange(() => {
+    everyProject = undefined;
+  });
+  // The list spliced from each project's own JSON text (made once per version), not serialised again.
+  const projectList = (items: api.Project[]): api.ProjectList =>
+    withJsonText({ items, totalCount: items.length }, `{"items":[${items.map(jsonText).join(',')}],"totalCount":${items.length}}`);
+
   return {
     list(actor) {
-      const candidates = authz.isServerAdmin(actor)
-        ? deps.projects.list().filter((o) => o.metadata.namespace === namespace)
-        : authz.memberProjects(actor).flatMap((p) => cached(p) ?? []);
-      const items = candidates
+      if (authz.isServerAdmin(actor)) {
+        return (everyProject ??= projectList(
+          deps.projects
+            .list()
+            .filter((o) => o.metadata.namespace === namespace)
+            .map(projectView)
+            .sort(byName),
+        ));
+      }
+      const items = authz
+        .memberProjects(actor)
+        .flatMap((p) => cached(p) ?? [])
         .filter((o) => authz.can(actor, 'get', rbacObject.project(o.metadata.name)))
         .map(projectView)
         .sort(byName);
-      // The page spliced from each project's own JSON text (made once per version), not serialised again.
-      return withJsonText({ items, totalCount: items.length }, `{"items":[${items.map(jsonText).join(',')}],"totalCount":${items.length}}`);
+      return projectList(items);
     },
 
     async create(actor, input) {

@@ -1,18 +1,18 @@
 import type { ServerResponse } from 'node:http';
 import { pipeline, type Readable } from 'node:stream';
-import { jsonText } from '@portico/core';
+import { jsonBytes } from '@portico/core';
 
 /**
- * Writes a JSON body, with the text core serialised once when the value carries one (instances, list pages). API
+ * Writes a JSON body, with the text core serialised (and, when large, encoded) once when the value carries one. API
  * answers are per caller and may hold tokens, so no cache may keep them.
  */
 export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
-  const payload = jsonText(body);
+  const payload = jsonBytes(body);
   res.statusCode = status;
   for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
   res.setHeader('Content-Type', 'application/json; charset=utf-8');
   res.setHeader('Cache-Control', 'no-store');
-  res.setHeader('Content-Length', Buffer.byteLength(payload));
+  res.setHeader('Content-Length', payload.length);
   res.end(payload);
 }
 
