@@ -50,6 +50,7 @@ export interface Catalog extends CatalogService {
 const defaultPageSize = 20;
 /** Callers whose visible catalog is remembered at once (per sort order); the oldest is forgotten first. */
 const MAX_CACHED_VIEWS = 2_000;
+const MAX_FILTERS_PER_LIST = 32;
 
 const hasFilter = (query: Partial<api.RgdListQuery>) =>
   [query.category, query.search, query.extendsKind, query.tags, query.status, query.project].some((v) => typeof v === 'string' && v.trim() !== '');
@@ -101,6 +102,24 @@ export function createCatalog(deps: CatalogDeps): Catalog {
       visibleSorted.set(key, items);
     }
     return items;
+  };
+  /**
+   * The entries of a caller's visible list that pass a filter, kept with that list (which lives until the catalog
+   * or the policy changes): a filtered page is a slice, not a walk over the whole catalog per request.
+   */
+  const filteredLists = new WeakMap<IndexedEntry[], Map<string, IndexedEntry[]>>();
+  const matchingIn = (visible: IndexedEntry[], query: Partial<api.RgdListQuery>): IndexedEntry[] => {
+    const key = JSON.stringify([query.category, query.search, query.extendsKind, query.tags, query.status, query.project]);
+    let byFilter = filteredLists.get(visible);
+    if (!byFilter) filteredLists.set(visible, (byFilter = new Map()));
+    let matching = byFilter.get(key);
+    if (!matching) {
+      matching = visible.filter(matcherFor(query));
+      // Searches are open-ended: keep the most recent few dozen per list.
+      if (byFilter.size >= MAX_FILTERS_PER_LIST) byFilter.delete(byFilter.keys().next().value!);
+      byFilter.set(key, matching);
+    }
+    return matching;
   };
   const wireParts = new WeakMap<IndexedEntry, [string, string]>();
   const rgdJson = (item: IndexedEntry, instances: number) => {
@@ -206,14 +225,9 @@ export function createCatalog(deps: CatalogDeps): Catalog {
         pageItems = visible.slice(first, first + pageSize);
         totalCount = visible.length;
       } else {
-        const matches = matcherFor(query);
-        pageItems = [];
-        totalCount = 0;
-        for (const item of visible) {
-          if (!matches(item)) continue;
-          if (totalCount >= first && pageItems.length < pageSize) pageItems.push(item);
-          totalCount++;
-        }
+        const matching = matchingIn(visible, query);
+        pageItems = matching.slice(first, first + pageSize);
+        totalCount = matching.length;
       }
       const counts = pageItems.length > 0 ? instanceCountsFor(actor) : undefined;
       const count = (item: IndexedEntry) => counts?.get(item.entry.name) ?? 0;
