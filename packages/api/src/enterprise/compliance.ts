@@ -170,10 +170,10 @@ const rows = [
   { id: 'setConstraintEnforcement', method: 'PATCH', path: '/api/v1/compliance/constraints/{kind}/{name}/enforcement', auth: 'user', tag: 'compliance', summary: 'Change a constraint\'s enforcement action (Server Admin)', params: ConstraintParams, body: SetEnforcementRequest, status: 200, response: Constraint, operation: { action: 'enforcement_change', resource: 'constraints' } },
   { id: 'listViolations', method: 'GET', path: '/api/v1/compliance/violations', auth: 'user', tag: 'compliance', summary: 'Current violations the caller may see', query: ViolationListQuery, status: 200, response: ViolationList },
   { id: 'validateCompliance', method: 'POST', path: '/api/v1/compliance/validate', auth: 'user', tag: 'compliance', summary: 'What the constraints in force would say about an instance before it is created', body: ValidateRequest, status: 200, response: ValidateResponse, readOnly: true },
-  // Form A names of the same data.
-  { id: 'gatekeeperViolations', method: 'GET', path: '/api/v1/gatekeeper/violations', auth: 'user', tag: 'compliance', summary: 'Current violations (Form A name)', query: ViolationListQuery, status: 200, response: ViolationList },
-  { id: 'gatekeeperConstraints', method: 'GET', path: '/api/v1/gatekeeper/constraints', auth: 'user', tag: 'compliance', summary: 'Constraints (Form A name)', query: ConstraintListQuery, status: 200, response: ConstraintList },
-  { id: 'gatekeeperTemplates', method: 'GET', path: '/api/v1/gatekeeper/templates', auth: 'user', tag: 'compliance', summary: 'ConstraintTemplates (Form A name)', query: CompliancePageQuery, status: 200, response: ConstraintTemplateList },
+  // The same data under /gatekeeper, the path other clients of this interface use.
+  { id: 'gatekeeperViolations', method: 'GET', path: '/api/v1/gatekeeper/violations', auth: 'user', tag: 'compliance', summary: 'Current violations (same as /compliance/violations)', query: ViolationListQuery, status: 200, response: ViolationList },
+  { id: 'gatekeeperConstraints', method: 'GET', path: '/api/v1/gatekeeper/constraints', auth: 'user', tag: 'compliance', summary: 'Constraints (same as /compliance/constraints)', query: ConstraintListQuery, status: 200, response: ConstraintList },
+  { id: 'gatekeeperTemplates', method: 'GET', path: '/api/v1/gatekeeper/templates', auth: 'user', tag: 'compliance', summary: 'ConstraintTemplates (same as /compliance/templates)', query: CompliancePageQuery, status: 200, response: ConstraintTemplateList },
 ] as const satisfies readonly (EnterpriseRouteDef & { operation?: { action: string; resource: string } })[];
 
 /** A compliance row (what the SDK calls). */
