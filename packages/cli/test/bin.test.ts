@@ -39,11 +39,10 @@ interface Result {
   stderr: string;
 }
 
-/** Runs `portico …` without a terminal (pipes), with a private config file and no inherited PORTICO_* settings. */
-function portico_(args: string[], opts: { input?: string; env?: Record<string, string> } = {}): Promise<Result> {
-  const env: Record<string, string> = { PATH: process.env.PATH ?? '', HOME: home, PORTICO_CONFIG: configFile, ...opts.env };
+/** Runs a command with pipes, collecting its output; `input` (if any) is written to its stdin. */
+function run(command: string, args: string[], opts: { env: Record<string, string>; cwd?: string; input?: string }): Promise<Result> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [bin, ...args], { env, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(command, args, { env: opts.env, cwd: opts.cwd, stdio: ['pipe', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (c) => (stdout += c));
@@ -52,6 +51,12 @@ function portico_(args: string[], opts: { input?: string; env?: Record<string, s
     child.on('close', (code) => resolve({ code, stdout, stderr }));
     child.stdin.end(opts.input ?? '');
   });
+}
+
+/** Runs `portico …` without a terminal (pipes), with a private config file and no inherited PORTICO_* settings. */
+function portico_(args: string[], opts: { input?: string; env?: Record<string, string> } = {}): Promise<Result> {
+  const env: Record<string, string> = { PATH: process.env.PATH ?? '', HOME: home, PORTICO_CONFIG: configFile, ...opts.env };
+  return run(process.execPath, [bin, ...args], { env, input: opts.input });
 }
 
 async function loggedIn(token = TOKEN, expiresAt = '2099-01-01T00:00:00Z', server = portico.url) {
@@ -248,15 +253,7 @@ describe('npx portico', () => {
   function npx(args: string[]): Promise<Result> {
     // No update check: it would ask the registry and print its notice on stderr.
     const env: Record<string, string> = { PATH: process.env.PATH ?? '', HOME: home, PORTICO_CONFIG: configFile, npm_config_update_notifier: 'false' };
-    return new Promise((resolve, reject) => {
-      const child = spawn('npx', ['--no-install', 'portico', ...args], { cwd: repoRoot, env, stdio: ['ignore', 'pipe', 'pipe'] });
-      let stdout = '';
-      let stderr = '';
-      child.stdout.on('data', (c) => (stdout += c));
-      child.stderr.on('data', (c) => (stderr += c));
-      child.on('error', reject);
-      child.on('close', (code) => resolve({ code, stdout, stderr }));
-    });
+    return run('npx', ['--no-install', 'portico', ...args], { env, cwd: repoRoot });
   }
 
   it('runs the workspace CLI from the repository root without installing anything', async () => {

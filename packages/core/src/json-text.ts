@@ -28,19 +28,15 @@ export function jsonText(value: unknown): string {
 const bytesOf = new WeakMap<object, Buffer>();
 
 /**
- * The UTF-8 bytes of `value`'s JSON: for a value that carries its text (and so is sent again and again, like a
- * Server Admin's project list) encoded once and kept with it, so a large answer is not re-encoded per request.
+ * The UTF-8 bytes of `value`'s JSON. A frozen value that carries its text is shared (an index's instance, a
+ * Server Admin's project list kept until a project changes) and sent again and again: its bytes are encoded once
+ * and kept with it. Anything else (a list page built for one request) is encoded and forgotten.
  */
 export function jsonBytes(value: unknown): Buffer {
-  if (value !== null && typeof value === 'object') {
-    const text = (value as WithText)[JSON_TEXT];
-    if (text !== undefined) {
-      // Small answers are cheaper to encode again than to remember.
-      if (text.length < 32_768) return Buffer.from(text, 'utf8');
-      let bytes = bytesOf.get(value);
-      if (!bytes) bytesOf.set(value, (bytes = Buffer.from(text, 'utf8')));
-      return bytes;
-    }
-  }
-  return Buffer.from(JSON.stringify(value), 'utf8');
+  if (value === null || typeof value !== 'object') return Buffer.from(JSON.stringify(value), 'utf8');
+  const text = (value as WithText)[JSON_TEXT] ?? JSON.stringify(value);
+  if (!Object.isFrozen(value) || text.length < 4096) return Buffer.from(text, 'utf8');
+  let bytes = bytesOf.get(value);
+  if (!bytes) bytesOf.set(value, (bytes = Buffer.from(text, 'utf8')));
+  return bytes;
 }

@@ -1,6 +1,5 @@
 import type { ServerMessage } from '@portico/api';
-import { ConstraintUpdate, TemplateUpdate, ViolationUpdate, type Constraint, type ConstraintTemplate, type Violation } from '@portico/api/enterprise';
-import type { PorticoClient } from '@portico/client';
+import { ConstraintUpdate, TemplateUpdate, ViolationUpdate, type ComplianceSummary, type Constraint, type ConstraintTemplate, type Violation } from '@portico/api/enterprise';
 import { Argument, Option, type Command } from 'commander';
 import type { App } from '../app.js';
 import { usageError } from '../exit-codes.js';
@@ -69,7 +68,7 @@ function eventOf<T>(m: ServerMessage, type: string, schema: { safeParse(v: unkno
   return parsed.success ? parsed.data : undefined;
 }
 
-const summaryDetails = (app: App, s: Awaited<ReturnType<PorticoClient['compliance']['summary']>>) =>
+const summaryDetails = (app: App, s: ComplianceSummary) =>
   renderDetails(
     [
       ['Templates', String(s.totalTemplates)],
@@ -103,10 +102,29 @@ export function registerCompliance(program: Command, app: App): void {
       };
       await show();
       if (!opts.watch) return;
-      // Any change can move a total: show the summary again after each one.
-      await followEvents(app, client, { resourceType: 'violations' }, async (m) => {
-        if (m.type === 'violation_update' || m.type === 'constraint_update' || m.type === 'template_update') await show();
+      // Any change can move a total: show the summary again after a change, once for all the changes that
+      // arrive while it is being read (an audit pass sends hundreds at once).
+      let reading: Promise<void> | undefined;
+      let again = false;
+      const refresh = () => {
+        if (reading) {
+          again = true;
+          return;
+        }
+        reading = show()
+          .catch((e: Error) => app.io.err(`warning: ${e.message}\n`))
+          .finally(() => {
+            reading = undefined;
+            if (again) {
+              again = false;
+              refresh();
+            }
+          });
+      };
+      await followEvents(app, client, { resourceType: 'violations' }, (m) => {
+        if (m.type === 'violation_update' || m.type === 'constraint_update' || m.type === 'template_update') refresh();
       });
+      await reading;
     },
   );
 

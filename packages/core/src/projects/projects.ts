@@ -15,6 +15,7 @@ import { createSerially } from './serial.js';
 import { updatePermissions } from './update-permissions.js';
 import { parseInput } from '../validation.js';
 import { jsonText, withJsonText } from '../json-text.js';
+import { deepFreeze } from '../freeze.js';
 import { waitForInformer, type InformerTarget } from './wait-for-informer.js';
 
 export interface ProjectsDeps {
@@ -147,17 +148,18 @@ export function createProjects(deps: ProjectsDeps): ProjectsService {
   // The list spliced from each project's own JSON text (made once per version), not serialised again.
   const projectList = (items: api.Project[]): api.ProjectList =>
     withJsonText({ items, totalCount: items.length }, `{"items":[${items.map(jsonText).join(',')}],"totalCount":${items.length}}`);
+  // Frozen: it is shared by every Server Admin's request until a project changes (and so sent as kept bytes).
 
   return {
     list(actor) {
       if (authz.isServerAdmin(actor)) {
-        return (everyProject ??= projectList(
+        return (everyProject ??= deepFreeze(projectList(
           deps.projects
             .list()
             .filter((o) => o.metadata.namespace === namespace)
             .map(projectView)
             .sort(byName),
-        ));
+        )));
       }
       const items = authz
         .memberProjects(actor)

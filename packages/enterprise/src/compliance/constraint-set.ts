@@ -1,6 +1,6 @@
 import type * as api from '@portico/api/enterprise';
 import type { KubeObject } from '@portico/core';
-import { enforcementOf, matchOf, parametersOf } from './gatekeeper.js';
+import { enforcementOf, matchOf, parametersOf, type StatusViolation } from './gatekeeper.js';
 import { matches, matchedKindKeys } from './match.js';
 import { policyLibrary, type PolicyCheck } from './policies/library.js';
 
@@ -21,7 +21,7 @@ export interface Finding {
   object: KubeObject;
   message: string;
   /** The audit's status entry for it, made once (a periodic pass lists the same findings again). */
-  status?: unknown;
+  status?: StatusViolation;
 }
 
 /** A constraint of a kind Portico implements natively; undefined for any other kind (Gatekeeper's rego only). */

@@ -119,4 +119,24 @@ describe('portico compliance and instance create under policies', () => {
     expect((await createClient({ baseUrl: ee.url, token: ee.adminToken }).compliance.constraint({ kind: 'K8sRequiredLabels', name: owner })).violationCount).toBe(1);
     expect((await sdk.compliance.validate({ rgdName: 'labelled-app', project, namespace: 'team-a-dev', values: { labels: { owner: 'me' } } })).result).toBe('pass');
   }, 120_000);
+
+  it('compliance summary -w shows the summary again when the audit finds a new violation', async () => {
+    const watch = spawn(process.execPath, [cliBin, '--server', ee.url, '--token', alice.token, 'compliance', 'summary', '-w', '-o', 'json'], {
+      env: { PATH: process.env.PATH ?? '', HOME: home, PORTICO_CONFIG: ops.configFile },
+    });
+    let out = '';
+    watch.stdout.on('data', (c: Buffer) => (out += c.toString()));
+    const exited = new Promise<number | null>((resolve) => watch.on('close', resolve));
+    try {
+      await eventually(async () => out, (o) => o.includes('"totalViolations": 2'), 'the first summary');
+      await new Promise((r) => setTimeout(r, 1000)); // the subscription opens after the first summary
+      const app = uniqueName('more');
+      const made = await alice.post('/api/v1/namespaces/team-a-dev/instances/LabelledApp', { name: app, project, values: {} });
+      expect(made.status, JSON.stringify(made.body)).toBe(201);
+      await eventually(async () => out, (o) => o.includes('"totalViolations": 3'), 'the summary after the new violation', { timeoutMs: 20_000 });
+    } finally {
+      watch.kill('SIGINT');
+    }
+    expect(await exited).toBe(0);
+  }, 60_000);
 });

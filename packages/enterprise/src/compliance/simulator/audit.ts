@@ -19,7 +19,7 @@ export function judgeSubject(set: ConstraintSet, subject: AuditSubject): Finding
 
 /** A finding as Gatekeeper lists it in a constraint's status; made once per finding (periodic passes reuse it). */
 export const toStatusViolation = (f: Finding): StatusViolation => {
-  if (f.status) return f.status as StatusViolation;
+  if (f.status) return f.status;
   const { apiVersion } = f.object;
   const slash = apiVersion.lastIndexOf('/');
   const status: StatusViolation = {
