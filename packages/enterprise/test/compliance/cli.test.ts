@@ -23,6 +23,22 @@ describe('portico compliance and instance create under policies', () => {
   let project: string;
   let ops: CliUser;
   const as = (token: string, args: string[]) => runCli(ops, ['--server', ee.url, '--token', token, ...args]);
+  /** A long-running `portico … -w` as `token`: what it printed so far, and Ctrl-C (resolves with its exit code). */
+  const watching = (token: string, args: string[]) => {
+    const child = spawn(process.execPath, [cliBin, '--server', ee.url, '--token', token, ...args], {
+      env: { PATH: process.env.PATH ?? '', HOME: home, PORTICO_CONFIG: ops.configFile },
+    });
+    let out = '';
+    child.stdout.on('data', (c: Buffer) => (out += c.toString()));
+    const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
+    return {
+      output: async () => out,
+      stop: () => {
+        child.kill('SIGINT');
+        return exited;
+      },
+    };
+  };
 
   beforeAll(async () => {
     assertCliBuilt();
@@ -70,25 +86,21 @@ describe('portico compliance and instance create under policies', () => {
     })).status).toBe(201);
 
     // alice watches her project's violations while she creates the instance the policies complain about.
-    const watch = spawn(process.execPath, [cliBin, '--server', ee.url, '--token', alice.token, 'compliance', 'violations', '-p', project, '-w'], {
-      env: { PATH: process.env.PATH ?? '', HOME: home, PORTICO_CONFIG: ops.configFile },
-    });
-    let watched = '';
-    watch.stdout.on('data', (c: Buffer) => (watched += c.toString()));
-    const exited = new Promise<number | null>((resolve) => watch.on('close', resolve));
+    const watch = watching(alice.token, ['compliance', 'violations', '-p', project, '-w']);
+    let exitCode: number | null = null;
     try {
-      await eventually(async () => watched, (out) => out.includes('No violations found.'), 'the watch to print the empty list');
+      await eventually(watch.output, (out) => out.includes('No violations found.'), 'the watch to print the empty list');
       await new Promise((r) => setTimeout(r, 1000)); // the subscription opens after the list
       const made = await as(alice.token, ['instance', 'create', 'LabelledApp', app, '-p', project, '-n', 'team-a-dev', '--set', 'image=docker.io/library/nginx:1']);
       expect(made.code, made.stderr).toBe(0);
       expect(made.stdout).toContain(`instance LabelledApp/${app} created in team-a-dev`);
       expect(made.stderr).toMatch(new RegExp(`^warning: K8sAllowedRepos/${repos} \\(Deployment/${app}\\): .*docker\\.io`, 'm'));
       expect(made.stderr).not.toContain(owner); // dryrun policies report in the audit only
-      await eventually(async () => watched, (out) => out.includes(`+ K8sRequiredLabels/${owner}`) && out.includes(`Deployment/team-a-dev/${app}`), 'the watch to print the new violation', { timeoutMs: 20_000 });
+      await eventually(watch.output, (out) => out.includes(`+ K8sRequiredLabels/${owner}`) && out.includes(`Deployment/team-a-dev/${app}`), 'the watch to print the new violation', { timeoutMs: 20_000 });
     } finally {
-      watch.kill('SIGINT');
+      exitCode = await watch.stop();
     }
-    expect(await exited).toBe(0);
+    expect(exitCode).toBe(0);
 
     const listed = JSON.parse((await as(alice.token, ['compliance', 'violations', '-p', project, '-o', 'json'])).stdout) as { items: { constraintName: string }[]; total: number };
     expect(listed.items.map((v) => v.constraintName).sort()).toEqual([owner, repos].sort());
@@ -121,22 +133,18 @@ describe('portico compliance and instance create under policies', () => {
   }, 120_000);
 
   it('compliance summary -w shows the summary again when the audit finds a new violation', async () => {
-    const watch = spawn(process.execPath, [cliBin, '--server', ee.url, '--token', alice.token, 'compliance', 'summary', '-w', '-o', 'json'], {
-      env: { PATH: process.env.PATH ?? '', HOME: home, PORTICO_CONFIG: ops.configFile },
-    });
-    let out = '';
-    watch.stdout.on('data', (c: Buffer) => (out += c.toString()));
-    const exited = new Promise<number | null>((resolve) => watch.on('close', resolve));
+    const watch = watching(alice.token, ['compliance', 'summary', '-w', '-o', 'json']);
+    let exitCode: number | null = null;
     try {
-      await eventually(async () => out, (o) => o.includes('"totalViolations": 2'), 'the first summary');
+      await eventually(watch.output, (o) => o.includes('"totalViolations": 2'), 'the first summary');
       await new Promise((r) => setTimeout(r, 1000)); // the subscription opens after the first summary
       const app = uniqueName('more');
       const made = await alice.post('/api/v1/namespaces/team-a-dev/instances/LabelledApp', { name: app, project, values: {} });
       expect(made.status, JSON.stringify(made.body)).toBe(201);
-      await eventually(async () => out, (o) => o.includes('"totalViolations": 3'), 'the summary after the new violation', { timeoutMs: 20_000 });
+      await eventually(watch.output, (o) => o.includes('"totalViolations": 3'), 'the summary after the new violation', { timeoutMs: 20_000 });
     } finally {
-      watch.kill('SIGINT');
+      exitCode = await watch.stop();
     }
-    expect(await exited).toBe(0);
+    expect(exitCode).toBe(0);
   }, 60_000);
 });
