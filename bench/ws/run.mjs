@@ -150,6 +150,10 @@ async function setUp(replicas) {
         p99: quantile(latency, 0.99),
         max: quantile(latency, 1),
         peakRss: rss.map((r) => r.peakRss),
+        serverMs,
+        clientMs,
+        madeMs: made.ms,
+        spanMs: lastAt - made.startedAt,
         serverCores: serverMs / wallMs,
         clientCores: clientMs / wallMs,
         redisCores: redisMs / wallMs,
@@ -225,7 +229,7 @@ if (process.env.BENCH_BURST_ONLY) {
   try {
     setup = await setUp(1);
     const burst = await setup.round(0);
-    process.send?.({ changes: CHANGES, deliveries: burst.delivered, p50: burst.p50, p99: burst.p99, complete: burst.complete, peakRss: burst.peakRss[0] });
+    process.send?.({ changes: CHANGES, deliveries: burst.delivered, p50: burst.p50, p99: burst.p99, complete: burst.complete, peakRss: burst.peakRss[0], serverMs: burst.serverMs, clientMs: burst.clientMs, madeMs: burst.madeMs, spanMs: burst.spanMs });
   } catch (error) {
     process.send?.({ error: error.message });
   } finally {

@@ -14,6 +14,27 @@ export function withLazyJsonText<T extends object>(value: T): T {
   return value;
 }
 
+/**
+ * Gives `value` a JSON text computed on first use from the text its last key's value carries (an event around an
+ * index's instance): the rest is stringified, that value's own text spliced in, byte-equal to JSON.stringify.
+ * The value must not change afterwards.
+ */
+export function withSplicedJsonText<T extends object>(value: T, lastKey: keyof T & string): T {
+  let text: string | undefined;
+  Object.defineProperty(value, JSON_TEXT, { get: () => (text ??= splicedText(value, lastKey)), enumerable: false });
+  return value;
+}
+
+function splicedText<T extends object>(value: T, lastKey: keyof T & string): string {
+  const keys = Object.keys(value);
+  const inner = value[lastKey];
+  if (keys[keys.length - 1] !== lastKey || inner === null || typeof inner !== 'object') return JSON.stringify(value);
+  const rest: Record<string, unknown> = { ...(value as Record<string, unknown>) };
+  delete rest[lastKey];
+  const head = JSON.stringify(rest);
+  return `${head.length === 2 ? '{' : `${head.slice(0, -1)},`}${JSON.stringify(lastKey)}:${jsonText(inner)}}`;
+}
+
 /** Gives `value` a JSON text built by the caller (byte-equal to JSON.stringify(value)). */
 export function withJsonText<T extends object>(value: T, text: string): T {
   Object.defineProperty(value, JSON_TEXT, { value: text, enumerable: false });

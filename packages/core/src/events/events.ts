@@ -3,6 +3,7 @@ import type { Logger } from '../logger.js';
 import type { Disposable } from '../ports/cluster.js';
 import type { KeyValue } from '../ports/keyvalue.js';
 import type { DomainEvent, EventsService } from '../types.js';
+import { jsonText } from '../json-text.js';
 import { createOrdering } from './ordering.js';
 
 /** The one pub/sub channel every replica publishes to and listens on (the KeyValue adapter adds its prefix). */
@@ -63,6 +64,40 @@ interface WireMessage {
   events: DomainEvent[];
 }
 
+/** A message's text: each event's data written from the text it may carry (an index's instance, made once). */
+function messageText(message: WireMessage): string {
+  const events = message.events.map((event) => {
+    const head = JSON.stringify({ ...event, data: undefined });
+    if (event.data === undefined) return head;
+    return `${head.length === 2 ? '{' : `${head.slice(0, -1)},`}"data":${jsonText(event.data)}}`;
+  });
+  return `{"v":1,"origin":${JSON.stringify(message.origin)},"timestamp":${JSON.stringify(message.timestamp)},"events":[${events.join(',')}]}`;
+}
+
+/** Messages in flight before they come back in (at most this many are kept; older ones are parsed like any other). */
+const maxSentHere = 2_048;
+
+/**
+ * What this process published, by text, until its own subscription hands it back: the same message comes back
+ * as the object it left as instead of being parsed again (a burst of status changes parsed every instance's JSON
+ * once more). Receivers treat events as read-only either way. A message that never comes back (the channel was
+ * down) ages out.
+ */
+function createSentMessages() {
+  const sent = new Map<string, WireMessage>();
+  return {
+    remember(text: string, message: WireMessage) {
+      if (sent.size >= maxSentHere) sent.delete(sent.keys().next().value as string);
+      sent.set(text, message);
+    },
+    take(text: string): WireMessage | undefined {
+      const message = sent.get(text);
+      if (message !== undefined) sent.delete(text);
+      return message;
+    },
+  };
+}
+
 const isWireMessage = (m: unknown): m is WireMessage =>
   !!m && typeof m === 'object' && (m as WireMessage).v === 1 && Array.isArray((m as WireMessage).events);
 
@@ -77,6 +112,7 @@ export function createEvents(deps: { kv: KeyValue; logger: Logger; replicaId?: s
   const replicaId = deps.replicaId ?? randomUUID();
   const listeners = new Set<(event: PublishedEvent) => void>();
   const ordering = createOrdering();
+  const sentHere = createSentMessages();
   let subscription: Disposable | undefined;
   let closed = false;
 
@@ -91,13 +127,14 @@ export function createEvents(deps: { kv: KeyValue; logger: Logger; replicaId?: s
   };
 
   const deliver = (raw: string) => {
-    let message: unknown;
-    try {
-      message = JSON.parse(raw);
-    } catch {
-      logger.warn('dropping a malformed event message');
-      return;
-    }
+    let message: unknown = sentHere.take(raw);
+    if (message === undefined)
+      try {
+        message = JSON.parse(raw);
+      } catch {
+        logger.warn('dropping a malformed event message');
+        return;
+      }
     if (!isWireMessage(message)) {
       logger.warn('dropping an event message of unknown shape');
       return;
@@ -160,7 +197,9 @@ export function createEvents(deps: { kv: KeyValue; logger: Logger; replicaId?: s
     }
     // Stamped when it leaves, after the claim: the time it was published, also when that took retries.
     const message: WireMessage = { v: 1, origin: replicaId, timestamp: new Date().toISOString(), events: item.events };
-    await kv.publish(eventsChannel, JSON.stringify(message));
+    const text = messageText(message);
+    sentHere.remember(text, message);
+    await kv.publish(eventsChannel, text);
     return true;
   };
 

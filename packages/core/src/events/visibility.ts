@@ -104,6 +104,19 @@ export function createEventAudience<R extends Recipient>(
   const audience = createAudience<R>(deps.authz);
   const cache = createDecisionCache(deps.maxDecisions);
   const listeners = new Set<() => void>();
+  /**
+   * Whether a principal's roles reach every instance of a project, the rule lists use (an allow of the whole
+   * project and no deny, read from its compiled lines, or a Server Admin): then one answer per principal and
+   * project serves every instance event there, instead of one policy evaluation per instance. Kept in the same
+   * cache under the project's whole-project object, so it is cleared by the same policy change.
+   */
+  const wholeProjectMemo = (event: DomainEvent): DecisionMemo | undefined =>
+    event.project !== undefined && event.object!.startsWith(`instances/${event.project}/`) ? cache.memoFor(`instances/${event.project}/*`) : undefined;
+  const seesWholeProject = (memo: DecisionMemo, principal: Principal, project: string): boolean => {
+    let all = memo.get(principal);
+    if (all === undefined) cache.remember(memo, principal, (all = deps.authz.instanceReach(principal.actor, project) === 'all'));
+    return all;
+  };
   const subscription = deps.authz.onChange(() => {
     cache.clear();
     audience.refresh();
@@ -129,7 +142,9 @@ export function createEventAudience<R extends Recipient>(
       if (!type) return () => false;
       const remembered = type === 'instances' && event.object !== undefined;
       const memo: DecisionMemo = remembered ? cache.memoFor(event.object!) : new Map<Principal, boolean>();
+      const whole = remembered ? wholeProjectMemo(event) : undefined;
       return ({ principal }) => {
+        if (whole !== undefined && seesWholeProject(whole, principal, event.project!)) return true;
         let allowed = memo.get(principal);
         if (allowed === undefined) {
           allowed = visible(principal.actor, event, type);

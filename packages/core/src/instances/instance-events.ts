@@ -1,5 +1,6 @@
 import type * as api from '@portico/api';
 import { deepEqual } from '../json-equal.js';
+import { withSplicedJsonText } from '../json-text.js';
 import type { DomainEvent } from '../types.js';
 import type { IndexChange, IndexedInstance } from './instance-index.js';
 
@@ -51,14 +52,12 @@ export function eventsForChange(change: IndexChange, totalResources: (item: Inde
   // client is shown but the resourceVersion: it is not a status change, and every subscriber of the project
   // would otherwise get each state change twice.
   if (action === 'update' && previous && previous.project === current.project && onlyVersionChanged(previous.instance, instance)) return [];
-  const update: api.InstanceUpdate = {
-    action,
-    namespace: instance.namespace,
-    kind: instance.kind,
-    name: instance.name,
-    project: current.project,
-    instance,
-  };
+  // The instance last: the event's JSON reuses the text the index's instance carries (made once per version,
+  // shared with every list and get that sends it).
+  const update: api.InstanceUpdate = withSplicedJsonText(
+    { action, namespace: instance.namespace, kind: instance.kind, name: instance.name, project: current.project, instance },
+    'instance',
+  );
   const events: DomainEvent[] = [{ type: 'instance_update', ...scope(current), data: update }];
 
   if (action !== 'delete') {
@@ -75,8 +74,12 @@ export function eventsForChange(change: IndexChange, totalResources: (item: Inde
   return events;
 }
 
+/** The fields a status change moves, compared first: most changes differ there, and spec can be large. */
+const likelyToDiffer = ['updatedAt', 'health', 'status', 'conditions'] as const;
+
 function onlyVersionChanged(before: api.Instance, after: api.Instance): boolean {
   if (before.resourceVersion === after.resourceVersion) return false;
+  for (const key of likelyToDiffer) if (!deepEqual(before[key], after[key])) return false;
   for (const key of Object.keys(after) as (keyof api.Instance)[]) {
     if (key !== 'resourceVersion' && !deepEqual(before[key], after[key])) return false;
   }

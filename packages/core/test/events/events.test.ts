@@ -3,6 +3,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createMemoryKeyValue } from '../../src/adapters/memory-kv.js';
 import { createRedisKeyValue } from '../../src/adapters/redis-kv.js';
 import { createEvents, type Events, type PublishedEvent } from '../../src/events/index.js';
+import { jsonText, withLazyJsonText, withSplicedJsonText } from '../../src/json-text.js';
 import { createLogger } from '../../src/logger.js';
 import { deleteRedisKeys, redisAddress } from '../support/redis.js';
 import type { KeyValue } from '../../src/ports/keyvalue.js';
@@ -66,6 +67,26 @@ describe('events over one real Redis', () => {
     const fromA = gotB.find((e) => e.name === 'from-a')!;
     expect(fromA).toMatchObject({ type: 'instance_update', object: 'instances/alpha/dev/WebApp/from-a', origin: 'replica-a' });
     expect(Date.parse(fromA.timestamp)).not.toBeNaN();
+  });
+
+  it("an instance event reaches its own process and the other replica with the same JSON, built from the instance's own text", async () => {
+    const a = events(redisKv(), 'replica-a');
+    const b = events(redisKv(), 'replica-b');
+    await Promise.all([a.ready(), b.ready()]);
+    const gotA = collect(a);
+    const gotB = collect(b);
+    const instance = Object.freeze(withLazyJsonText({ name: 'web', spec: { image: 'registry/"quoted"\\é', replicas: 2 }, labels: {} }));
+    const data = withSplicedJsonText({ action: 'update', namespace: 'dev', name: 'web', instance }, 'instance');
+    const expected = JSON.stringify(data);
+
+    await a.publish({ ...event('web'), data });
+    await waitUntil(() => gotA.length >= 1 && gotB.length >= 1);
+    expect(jsonText(data)).toBe(expected);
+    for (const got of [gotA, gotB]) {
+      expect(got).toHaveLength(1);
+      expect(jsonText(got[0]!.data)).toBe(expected);
+      expect(got[0]).toMatchObject({ type: 'instance_update', object: 'instances/alpha/dev/WebApp/web', origin: 'replica-a' });
+    }
   });
 
   it('with a claim, two replicas observing the same change publish it once', async () => {

@@ -1,5 +1,5 @@
 import { ClientMessage, type ServerEventType, type SubscriptionFilter } from '@portico/api';
-import type { Actor, Principal } from '@portico/core';
+import { jsonText, type Actor, type Principal } from '@portico/core';
 import type { WebSocket } from 'ws';
 import type { Batch, Outbox, Recipient } from './outbox.js';
 import { filterKey } from './subscriptions.js';
@@ -25,8 +25,11 @@ export interface Connection extends Recipient {
   batch?: Batch;
 }
 
-export const frame = (type: ServerEventType, data: unknown, timestamp = new Date().toISOString()): string =>
-  JSON.stringify({ type, timestamp, data });
+/** `{"type","timestamp","data"}`; the data's JSON is the text it carries when it has one (an instance's, made once). */
+export function frame(type: ServerEventType, data: unknown, timestamp = new Date().toISOString()): string {
+  if (data === undefined || data === null || typeof data !== 'object') return JSON.stringify({ type, timestamp, data });
+  return `{"type":${JSON.stringify(type)},"timestamp":${JSON.stringify(timestamp)},"data":${jsonText(data)}}`;
+}
 
 /**
  * Sends a frame meant for this socket only (replies, errors, counts); broadcast frames go through the fan-out.
