@@ -3,12 +3,12 @@ import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { randomUUID } from 'node:crypto';
 import polka, { type Middleware, type Request } from 'polka';
-import { enterpriseFamiliesOf, routes } from '@portico/api';
+import { enterpriseFamiliesOf, routes, type EnterpriseFamily } from '@portico/api';
 import type { Portico } from '@portico/core';
 import { explorerRoutes } from './explorer/routes.js';
 import { handlers } from './handlers/index.js';
 import { requestContext } from './http/context.js';
-import { enterpriseFamilyOf, ossEditionAnswer } from './http/editions.js';
+import { editionGate, ossEditionAnswer } from './http/editions.js';
 import { methodNotAllowed, routeNotFound, sendError } from './http/errors.js';
 import { authenticate } from './http/authenticate.js';
 import { trustedProxySet } from './http/client-ip.js';
@@ -102,6 +102,7 @@ export function createServer(ossPortico: Portico, opts: CreateServerOptions = {}
   // lies under (the Enterprise routes) is the plugin's, unknown paths in it get the ordinary 404/405.
   const covers = (prefix: string) => served.some((r) => !r.enterprise && (r.path === prefix || r.path.startsWith(`${prefix}/`)));
   const gated = enterpriseFamiliesOf(table.routes.filter((r) => !table.handlers[r.id])).filter((family) => !covers(family.prefix));
+  const gatedFamilyOf = editionGate(gated);
 
   const entries: RouterEntry[] = served.map((route) => ({ method: route.method, path: route.path, endpoint: routeHandler(portico, route, table.handlers[route.id]!, onOperation) }));
   // An edition's explorer describes what it serves (openapi-enterprise.yaml), the OSS build's the OSS table.
@@ -119,19 +120,20 @@ export function createServer(ossPortico: Portico, opts: CreateServerOptions = {}
   };
 
   /** Every path under a gated Enterprise family, any method, any depth: authenticate, then the OSS answer. */
-  const answerGated = async (req: Request, res: http.ServerResponse, family: NonNullable<ReturnType<typeof enterpriseFamilyOf>>) => {
-    const { requestId, log, ip } = requestState(req);
+  const answerGated = async (req: Request, res: http.ServerResponse, family: EnterpriseFamily) => {
+    const state = requestState(req);
+    const { requestId, ip } = state;
     try {
       const actor = await authenticate(portico, req);
       await rateLimitFor(portico.limits, { auth: 'user' }, { ip, actor }, res);
       throw ossEditionAnswer(family, req.path);
     } catch (error) {
-      sendError(req, res, error, requestId, log);
+      sendError(req, res, error, requestId, state.log);
     }
   };
 
   const dispatch: Middleware = (req, res) => {
-    const family = enterpriseFamilyOf(gated, req.path);
+    const family = gatedFamilyOf(req.path);
     if (family) return void answerGated(req, res, family);
     const hit = router.find(req.method ?? 'GET', req.path);
     if (hit) return void hit.endpoint(req, res, hit.params);

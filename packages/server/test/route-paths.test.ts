@@ -61,6 +61,31 @@ describe('route paths', () => {
     });
   });
 
+  it('dispatches every path of the real table as the route patterns do, tried one by one in order', () => {
+    const table = routes as readonly RouteDef[];
+    const router = createRouter(table.map((r) => ({ method: r.method, path: r.path, endpoint: () => r.id })));
+    const ordered = orderRoutes(table).map((r) => ({ route: r, matcher: compilePath(r.method, r.path) }));
+    /** The reference: the first pattern, in dispatch order, that matches the path, then that template's method. */
+    const reference = (method: string, path: string) => {
+      const first = ordered.find((c) => c.matcher.match(path));
+      const hit = first && ordered.find((c) => c.route.path === first.route.path && (c.route.method === method || (method === 'HEAD' && c.route.method === 'GET')));
+      return hit && { id: hit.route.id, params: hit.matcher.match(path) };
+    };
+    const variants = (template: string) => {
+      const concrete = template.replace(/\{[^}]+\}/g, (m) => (m.length % 2 ? 'x' : 'Count'));
+      return [concrete, `${concrete}/`, `${concrete}//`, concrete.toUpperCase(), concrete.replace('/api', '//api'), `${concrete}/extra`, concrete.replace(/x$/, 'caf%C3%A9'), concrete.replace(/x/, 'ǅ'), concrete.slice(0, -1), '', '/', 'api/v1/rgds'];
+    };
+    let compared = 0;
+    for (const route of table)
+      for (const path of variants(route.path))
+        for (const method of ['GET', 'HEAD', 'POST', 'PATCH', 'DELETE']) {
+          const hit = router.find(method, path);
+          expect(hit && { id: hit.endpoint(undefined as never, undefined as never, {}), params: hit.params }, `${method} ${path}`).toEqual(reference(method, path));
+          compared++;
+        }
+    expect(compared).toBeGreaterThan(1000);
+  });
+
   it('extracts parameters and lists allowed methods', () => {
     const m = compilePath('GET', '/api/v1/projects/{name}/roles/{role}/users/{user}');
     expect(m.match('/api/v1/projects/alpha/roles/dev/users/bob%40corp')).toEqual({ name: 'alpha', role: 'dev', user: 'bob%40corp' });

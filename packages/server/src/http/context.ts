@@ -1,14 +1,30 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
-import type { Portico } from '@portico/core';
+import type { Logger, Portico } from '@portico/core';
 import { assertDeclaredLength } from './body.js';
-import { peerFacts, trustedProxySet } from './client-ip.js';
+import { peerFacts, trustedProxySet, type PeerFacts } from './client-ip.js';
 import { sendError } from './errors.js';
 import { requestIdFrom } from './request-id.js';
-import { setRequestState } from './request-state.js';
+import { setRequestState, type RequestState } from './request-state.js';
 import { applySecurityHeaders } from './security-headers.js';
 
 const probes = new Set(['/healthz', '/readyz']);
+
+/**
+ * The request's state, its child logger made on first use: most requests log nothing at the usual levels, and
+ * a child logger per request was a measurable share of answering one.
+ */
+function requestStateOf(logger: Logger, requestId: string, peer: PeerFacts): RequestState {
+  let log: Logger | undefined;
+  return {
+    requestId,
+    ip: peer.ip,
+    secure: peer.secure,
+    get log() {
+      return (log ??= logger.child({ requestId }));
+    },
+  };
+}
 
 /**
  * First step of every request: request id, security headers, client address, a child logger, the access
@@ -21,22 +37,23 @@ export function requestContext(portico: Portico) {
     const peer = peerFacts(req, trustedProxies);
     res.setHeader('X-Request-ID', requestId);
     applySecurityHeaders(res, { hsts: peer.secure });
-    const log = portico.logger.child({ requestId });
-    setRequestState(req, { requestId, log, ip: peer.ip, secure: peer.secure });
+    const state = requestStateOf(portico.logger, requestId, peer);
+    setRequestState(req, state);
 
     const started = performance.now();
     const path = req.path ?? (req.url ?? '').split('?')[0];
     res.once('finish', () => {
+      const level = probes.has(path) ? 'debug' : 'info';
+      if (!portico.logger.isLevelEnabled(level)) return;
       // The path only: query strings can carry one-time codes and OIDC state.
       const line = { method: req.method, path, status: res.statusCode, ms: Math.round(performance.now() - started), ip: peer.ip };
-      if (probes.has(path)) log.debug(line, 'request');
-      else log.info(line, 'request');
+      state.log[level](line, 'request');
     });
 
     try {
       assertDeclaredLength(req);
     } catch (error) {
-      sendError(req, res, error, requestId, log);
+      sendError(req, res, error, requestId, state.log);
       return;
     }
     next();

@@ -2,11 +2,20 @@ import type { EnterpriseFamily } from '@portico/api';
 import { licenseRequired } from '@portico/core';
 import { routeNotFound } from './errors.js';
 
-/** The family a path belongs to: the prefix itself or anything below it, any method, any depth. */
-export function enterpriseFamilyOf(families: readonly EnterpriseFamily[], pathname: string): EnterpriseFamily | undefined {
-  // Matching is case-insensitive (as route dispatch is), or `/API/v1/License` would slip past the gate.
-  const path = pathname.toLowerCase().replace(/\/+$/, '');
-  return families.find((f) => path === f.prefix || path.startsWith(`${f.prefix}/`));
+/**
+ * The Enterprise family a path belongs to (the prefix itself or anything below it, any method, any depth), for
+ * one set of families, with what it compares against prepared once: it runs on every request.
+ */
+export function editionGate(families: readonly EnterpriseFamily[]): (pathname: string) => EnterpriseFamily | undefined {
+  const prepared = families.map((family) => ({ family, prefix: family.prefix, below: `${family.prefix}/` }));
+  if (prepared.length === 0) return () => undefined;
+  return (pathname) => {
+    // Matching is case-insensitive (as route dispatch is), or `/API/v1/License` would slip past the gate.
+    let path = pathname.toLowerCase();
+    if (path.endsWith('/')) path = path.replace(/\/+$/, '');
+    for (const p of prepared) if (path === p.prefix || path.startsWith(p.below)) return p.family;
+    return undefined;
+  };
 }
 
 /**

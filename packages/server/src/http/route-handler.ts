@@ -52,7 +52,7 @@ export function routeHandler(portico: Portico, route: RouteDef, handler: Handler
   const hooked = onOperation && route.method !== 'GET' && !route.readOnly ? onOperation : undefined;
   return async (req: IncomingMessage & { path: string }, res: ServerResponse, rawParams: Record<string, string>) => {
     const state = requestState(req);
-    const { requestId, log, ip } = state;
+    const { requestId, ip } = state;
     state.routeId = route.id;
     try {
       const actor: Actor | undefined = route.auth === 'user' ? await authenticate(portico, req) : undefined;
@@ -69,7 +69,7 @@ export function routeHandler(portico: Portico, route: RouteDef, handler: Handler
         : await handler(call);
       sendResult(res, route, reply, result);
     } catch (error) {
-      sendError(req, res, error, requestId, log);
+      sendError(req, res, error, requestId, state.log);
     }
   };
 }

@@ -12,7 +12,8 @@ export interface PathMatcher {
 }
 
 const segments = (path: string) => path.split('/').filter(Boolean);
-const isParam = (segment: string) => segment.startsWith('{') && segment.endsWith('}');
+export const isParamSegment = (segment: string) => segment.startsWith('{') && segment.endsWith('}');
+const isParam = isParamSegment;
 
 /**
  * The semantics of polka's own router (regexparam), which Portico no longer uses for dispatch: one segment per

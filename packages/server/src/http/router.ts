@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { RouteDef } from '@portico/api';
 import type { Handler } from '../handlers/types.js';
-import { allowedMethods, compilePath, orderRoutes } from './route-paths.js';
+import { allowedMethods, compilePath, isParamSegment, orderRoutes, type PathMatcher } from './route-paths.js';
 
 /**
  * A route table and its handlers, keyed by route id. The OSS server is one (`@portico/api`'s routes with
@@ -31,25 +31,91 @@ export interface Router {
 
 /** The one matcher of the server: every route of every table is compiled once, here, and dispatched from here. */
 export function createRouter(entries: readonly RouterEntry[]): Router {
-  const compiled = orderRoutes(entries).map((entry) => ({ entry, matcher: compilePath(entry.method, entry.path) }));
+  const root = createNode();
+  for (const entry of orderRoutes(entries)) insert(root, entry);
   /**
    * The path a request names is the first template, static before parameter, that matches it, whatever the
    * method: `/instances/count` is the count, so POST there is 405, never a create of a kind called "count".
+   * Found by walking the path's segments down a tree of templates (O(segments), not a pattern per route).
    */
-  const sameTemplate = (pathname: string) => {
-    const first = compiled.find((c) => c.matcher.match(pathname));
-    return first ? compiled.filter((c) => c.entry.path === first.entry.path) : [];
+  const sameTemplate = (segments: readonly string[] | undefined): readonly Compiled[] => {
+    const found = segments && lookup(root, segments, 0);
+    if (!found) return [];
+    const first = found.entries[0]!.entry.path;
+    return found.entries.every((c) => c.entry.path === first) ? found.entries : found.entries.filter((c) => c.entry.path === first);
   };
   return {
     find(method, pathname) {
-      for (const { entry, matcher } of sameTemplate(pathname)) {
+      const segments = segmentsOf(pathname);
+      for (const { entry, names } of sameTemplate(segments)) {
         if (entry.method !== method && !(method === 'HEAD' && entry.method === 'GET')) continue;
-        return { endpoint: entry.endpoint, params: matcher.match(pathname)! };
+        return { endpoint: entry.endpoint, params: paramsOf(names, segments!) };
       }
       return undefined;
     },
-    allowed: (pathname) => allowedMethods(sameTemplate(pathname).map((c) => c.matcher), pathname),
+    allowed: (pathname) => allowedMethods(sameTemplate(segmentsOf(pathname)).map((c) => c.matcher), pathname),
   };
+}
+
+interface Compiled {
+  entry: RouterEntry;
+  matcher: PathMatcher;
+  /** Parameter name by segment position (undefined for a static segment). */
+  names: (string | undefined)[];
+}
+
+interface Node {
+  /** Static segments, lower-cased (matching is case-insensitive, as polka's was). */
+  literal: Map<string, Node>;
+  param?: Node;
+  /** Templates ending here, in dispatch order. */
+  entries: Compiled[];
+}
+
+const createNode = (): Node => ({ literal: new Map(), entries: [] });
+
+function insert(root: Node, entry: RouterEntry): void {
+  const names: (string | undefined)[] = [];
+  let node = root;
+  for (const segment of entry.path.split('/').filter(Boolean)) {
+    if (isParamSegment(segment)) {
+      names.push(segment.slice(1, -1));
+      node = node.param ??= createNode();
+    } else {
+      names.push(undefined);
+      const key = segment.toLowerCase();
+      let next = node.literal.get(key);
+      if (!next) node.literal.set(key, (next = createNode()));
+      node = next;
+    }
+  }
+  node.entries.push({ entry, matcher: compilePath(entry.method, entry.path), names });
+}
+
+/** The first node, static before parameter at each segment, where some template ends. */
+function lookup(node: Node, segments: readonly string[], at: number): Node | undefined {
+  if (at === segments.length) return node.entries.length > 0 ? node : undefined;
+  const segment = segments[at]!;
+  // Templates are ASCII; a case-insensitive match of anything else never meets a static segment.
+  const next = asciiOnly.test(segment) ? node.literal.get(segment.toLowerCase()) : undefined;
+  return (next && lookup(next, segments, at + 1)) || (node.param && lookup(node.param, segments, at + 1));
+}
+
+const asciiOnly = /^[\x00-\x7f]*$/;
+
+/** The non-empty segments of a path with at most one trailing slash; undefined when one is empty (`//`). */
+function segmentsOf(pathname: string): string[] | undefined {
+  const path = pathname.length > 1 && pathname.endsWith('/') ? pathname.slice(0, -1) : pathname;
+  if (path === '' || path === '/') return [];
+  if (path[0] !== '/') return undefined;
+  const segments = path.slice(1).split('/');
+  return segments.includes('') ? undefined : segments;
+}
+
+function paramsOf(names: readonly (string | undefined)[], segments: readonly string[]): Record<string, string> {
+  const params: Record<string, string> = {};
+  for (let i = 0; i < names.length; i++) if (names[i] !== undefined) params[names[i]!] = segments[i]!;
+  return params;
 }
 
 /** Every table's routes together, and one handler map; two tables may not claim one id. */

@@ -13,7 +13,9 @@ export const baseSecurityHeaders: Readonly<Record<string, string>> = {
 const hstsValue = 'max-age=31536000; includeSubDomains';
 
 /** Set first on every response, so errors, 404s and the explorer all carry them. */
+const baseHeaderList = Object.entries(baseSecurityHeaders);
+
 export function applySecurityHeaders(res: ServerResponse, opts: { hsts: boolean }): void {
-  for (const [name, value] of Object.entries(baseSecurityHeaders)) res.setHeader(name, value);
+  for (const [name, value] of baseHeaderList) res.setHeader(name, value);
   if (opts.hsts) res.setHeader('Strict-Transport-Security', hstsValue);
 }

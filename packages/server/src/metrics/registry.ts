@@ -76,6 +76,16 @@ export function createServerMetrics(portico: Pick<Portico, 'readiness'>): Server
     },
   });
 
+  // The labelled series of each (route, method, status), looked up once: every label set is from a small fixed
+  // set, and prom-client hashes the label object on every call otherwise.
+  const series = new Map<string, { answered: { inc(): void }; duration: { observe(seconds: number): void } }>();
+  const seriesOf = (route: string, method: string, status: number) => {
+    const key = `${route} ${method} ${status}`;
+    let found = series.get(key);
+    if (!found) series.set(key, (found = { answered: requests.labels({ route, method, status: String(status) }), duration: duration.labels({ route, method }) }));
+    return found;
+  };
+
   return {
     registry,
     observe(req, res) {
@@ -84,8 +94,9 @@ export function createServerMetrics(portico: Pick<Portico, 'readiness'>): Server
         const state = findRequestState(req);
         const route = state?.routeId ?? 'unmatched';
         const method = methods.has(req.method ?? '') ? req.method! : 'OTHER';
-        requests.inc({ route, method, status: String(res.statusCode) });
-        duration.observe({ route, method }, (performance.now() - started) / 1000);
+        const { answered, duration: took } = seriesOf(route, method, res.statusCode);
+        answered.inc();
+        took.observe((performance.now() - started) / 1000);
         if (res.statusCode === 429) rateLimited.inc({ route });
         if (state?.unavailable) dependencyErrors.inc({ dependency: state.unavailable });
       });
