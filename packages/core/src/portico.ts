@@ -8,7 +8,7 @@ import { createCatalog } from './catalog/index.js';
 import { createInformer } from './cluster/informer.js';
 import { loadConfig, type PorticoConfig } from './config.js';
 import { createEvents } from './events/index.js';
-import { createInstances } from './instances/index.js';
+import { createInstances, type Instances } from './instances/index.js';
 import { createLogger, type Logger } from './logger.js';
 import { resources, type Cluster } from './ports/cluster.js';
 import type { KeyValue } from './ports/keyvalue.js';
@@ -87,8 +87,8 @@ export async function createPortico(opts: CreatePorticoOptions = {}): Promise<Po
     const authz = createAuthorizer({ projects: projectInformer, policyOf: projectPolicySource, serverAdmins, logger });
 
     // The catalog shows per-RGD instance counts and the instance index needs the catalog: bind late.
-    let instanceCounts: ((actor: Parameters<Portico['catalog']['count']>[0]) => ReadonlyMap<string, number>) | undefined;
-    const catalog = createCatalog({ rgds: rgdInformer, authz, logger, instanceCounts: (actor) => instanceCounts?.(actor) ?? new Map() });
+    let instanceCounts: Instances['instanceCounts'] | undefined;
+    const catalog = createCatalog({ rgds: rgdInformer, authz, logger, instanceCounts: (actor, names) => instanceCounts?.(actor, names) ?? new Map() });
 
     await Promise.all([projectInformer.start(), rgdInformer.start()]);
     await authz.ready();
@@ -102,7 +102,7 @@ export async function createPortico(opts: CreatePorticoOptions = {}): Promise<Po
     const secrets = createSecrets({ cluster, projects: projectInformer, authz, config });
     const instances = createInstances({ cluster, catalog, authz, projects: projectInformer, events, config, logger, createInformer });
     opened.push(() => instances.stop());
-    instanceCounts = (actor) => instances.instanceCounts(actor);
+    instanceCounts = (actor, names) => instances.instanceCounts(actor, names);
     await instances.start();
 
     const readiness = async (): Promise<api.Readyz> => {

@@ -25,7 +25,7 @@ export interface CatalogDeps {
   authz: Authorizer;
   logger?: Logger;
   /** Instances per RGD name that `actor` may see (from the instances module); 0 when absent. */
-  instanceCounts?: (actor: Actor) => ReadonlyMap<string, number>;
+  instanceCounts?: (actor: Actor, names?: readonly string[]) => ReadonlyMap<string, number>;
   /** Clock of the revision log (tests). */
   now?: () => Date;
 }
@@ -195,7 +195,8 @@ export function createCatalog(deps: CatalogDeps): Catalog {
   }
   const subscription = rgds.on(onEvent);
 
-  const instanceCountsFor = (actor: Actor): ReadonlyMap<string, number> => deps.instanceCounts?.(actor) ?? new Map<string, number>();
+  const instanceCountsFor = (actor: Actor, names?: readonly string[]): ReadonlyMap<string, number> =>
+    deps.instanceCounts?.(actor, names) ?? new Map<string, number>();
 
   const visibleSchema = (entry: CatalogEntry): JsonSchemaObject => {
     const result = schemas.compile(entry);
@@ -229,23 +230,32 @@ export function createCatalog(deps: CatalogDeps): Catalog {
         pageItems = matching.slice(first, first + pageSize);
         totalCount = matching.length;
       }
-      const counts = pageItems.length > 0 ? instanceCountsFor(actor) : undefined;
+      const counts = pageItems.length > 0 ? instanceCountsFor(actor, pageItems.map((item) => item.entry.name)) : undefined;
       const count = (item: IndexedEntry) => counts?.get(item.entry.name) ?? 0;
-      const list: api.RgdList = { items: pageItems.map((item) => toRgd(item.entry, count(item))), totalCount, page, pageSize };
+      // The items as objects are made only if a library caller reads them; the server sends the text.
+      let items: api.Rgd[] | undefined;
+      const list: api.RgdList = {
+        get items() {
+          return (items ??= pageItems.map((item) => toRgd(item.entry, count(item))));
+        },
+        totalCount,
+        page,
+        pageSize,
+      };
       // Each RGD's JSON is made once per version; only the caller's instance count is spliced in.
       return withJsonText(list, `{"items":[${pageItems.map((item) => rgdJson(item, count(item))).join(',')}],"totalCount":${totalCount},"page":${page},"pageSize":${pageSize}}`);
     },
 
     get(actor, name) {
       const entry = visibleEntry(actor, name);
-      const instances = instanceCountsFor(actor).get(name) ?? 0;
+      const instances = instanceCountsFor(actor, [name]).get(name) ?? 0;
       return toRgdDetail(entry, instances, visibleSchema(entry));
     },
 
     formSchema(actor, name) {
       const entry = visibleEntry(actor, name);
       return {
-        rgd: toRgd(entry, instanceCountsFor(actor).get(name) ?? 0),
+        rgd: toRgd(entry, instanceCountsFor(actor, [name]).get(name) ?? 0),
         schema: formSchemaOf(entry, catalog.schemaOf(entry)),
         crdFound: entry.status === 'Active',
       };

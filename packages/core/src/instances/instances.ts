@@ -35,8 +35,8 @@ export interface InstancesDeps {
 }
 
 export interface Instances extends InstancesService {
-  /** Instances per RGD name that `actor` may see: the catalog's `instances` field. */
-  instanceCounts(actor: Actor): ReadonlyMap<string, number>;
+  /** Instances per RGD name that `actor` may see: the catalog's `instances` field (only `names`, when given). */
+  instanceCounts(actor: Actor, names?: readonly string[]): ReadonlyMap<string, number>;
   /** Starts the instance index (one informer per catalog kind) and event publishing; resolves when synced. */
   start(): Promise<void>;
   stop(): Promise<void>;
@@ -184,8 +184,8 @@ export function createInstances(deps: InstancesDeps): Instances {
       return { count: visibleCount(index, authz, actor) };
     },
 
-    instanceCounts(actor) {
-      return visibleRgdCounts(index, authz, actor);
+    instanceCounts(actor, names) {
+      return visibleRgdCounts(index, authz, actor, names);
     },
 
     get(actor, key) {

@@ -50,14 +50,22 @@ export function visibleCount(index: InstanceIndex, authz: Authorizer, actor: Act
   return count;
 }
 
-/** Instances per RGD name that `actor` may see, from the maintained per-project counts where roles allow. */
-export function visibleRgdCounts(index: InstanceIndex, authz: Authorizer, actor: Actor): ReadonlyMap<string, number> {
+/**
+ * Instances per RGD name that `actor` may see, from the maintained per-project counts where roles allow; with
+ * `names` (a page of RGDs), only those are counted, so the cost follows the page, not every RGD in use.
+ */
+export function visibleRgdCounts(index: InstanceIndex, authz: Authorizer, actor: Actor, names?: readonly string[]): ReadonlyMap<string, number> {
   const reach = reachOf(authz, actor);
   if (!reach.projects) return index.rgdCounts();
   const counts = new Map<string, number>();
   const add = (rgd: string, n: number) => counts.set(rgd, (counts.get(rgd) ?? 0) + n);
+  const asked = names && new Set(names);
   for (const project of reach.projects) {
-    if (!reach.itemLevel.has(project)) for (const [rgd, n] of index.rgdCounts(project)) add(rgd, n);
+    if (!reach.itemLevel.has(project)) {
+      const inProject = index.rgdCounts(project);
+      if (asked === undefined) for (const [rgd, n] of inProject) add(rgd, n);
+      else for (const rgd of asked) add(rgd, inProject.get(rgd) ?? 0);
+    }
     else for (const item of index.inProject(project)) if (authz.can(actor, 'get', item.rbacObject)) add(item.instance.rgdName, 1);
   }
   return counts;

@@ -157,7 +157,7 @@ describe.each(Object.keys(adapters))('instance list indexes under churn (%s clus
     const rgdInformer = createInformer(cluster, resources.rgd, { logger });
     const authz = createAuthorizer({ projects: projectInformer, policyOf: projectPolicySource, serverAdmins: ['user:root'], logger });
     let instances: Instances | undefined;
-    const catalog = createCatalog({ rgds: rgdInformer, authz, logger, instanceCounts: (a) => instances!.instanceCounts(a) });
+    const catalog = createCatalog({ rgds: rgdInformer, authz, logger, instanceCounts: (a, names) => instances!.instanceCounts(a, names) });
     await Promise.all([projectInformer.start(), rgdInformer.start()]);
     await authz.ready();
     const kv = createMemoryKeyValue();
@@ -205,6 +205,12 @@ describe.each(Object.keys(adapters))('instance list indexes under churn (%s clus
         const perRgd = new Map<string, number>();
         for (const x of visible) perRgd.set(x.instance.rgdName, (perRgd.get(x.instance.rgdName) ?? 0) + 1);
         expect(new Map(instances!.instanceCounts(actor))).toEqual(perRgd);
+        // A catalog page asks for its own RGDs only (one listed, one never used, one maybe unused).
+        const names = [kinds[0]!.rgd, 'no-such-rgd', rand.pick(kinds).rgd];
+        const paged = instances!.instanceCounts(actor, names);
+        for (const name of names) expect(paged.get(name) ?? 0, `${actor.id} ${name}`).toBe(perRgd.get(name) ?? 0);
+        const rgdPage = catalog.list(actor, { pageSize: 50 });
+        for (const rgd of rgdPage.items) expect(rgd.instances, `${actor.id} ${rgd.name}`).toBe(perRgd.get(rgd.name) ?? 0);
       }
     };
 
