@@ -67,6 +67,19 @@ describe('instance events', () => {
     ]);
   });
 
+  it("an index entry's instance cannot be changed by whoever reads it, nested arrays and objects included", () => {
+    const { instance } = indexed(webApp('1', 1));
+    expect(() => {
+      (instance.status.conditions[0] as { message: string }).message = 'tampered';
+    }).toThrow(TypeError);
+    expect(() => {
+      (instance.spec as Record<string, unknown>).image = 'evil';
+    }).toThrow(TypeError);
+    expect(() => (instance.conditions as unknown[]).push({})).toThrow(TypeError);
+    expect(instance.status.conditions[0]!.message).toBe('1/3 resources ready');
+    expect(JSON.parse(jsonText(instance)).spec.image).toBe('registry.example/shop:"1.0"');
+  });
+
   it('a spliced text falls back to JSON.stringify when the key is not last or holds no object', () => {
     const inner = withLazyJsonText({ a: 1 });
     const notLast = withSplicedJsonText({ inner, after: 'x' } as { inner: object; after: string }, 'inner');

@@ -25,15 +25,22 @@ export function mergePatch(target: unknown, patch: unknown): unknown {
 
 /** JSON with sorted keys: the same document always hashes the same, whatever its key order in YAML. */
 export function stableStringify(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(stableStringify).join(',')}]`;
-  if (isObject(value)) {
-    const entries = Object.keys(value)
-      .filter((k) => value[k] !== undefined)
-      .sort()
-      .map((k) => `${JSON.stringify(k)}:${stableStringify(value[k])}`);
-    return `{${entries.join(',')}}`;
+  // One string built in loops (no array per object or key): it runs on every manifest document at every start.
+  if (value === null || typeof value !== 'object') return JSON.stringify(value);
+  if (Array.isArray(value)) {
+    let out = '[';
+    for (let i = 0; i < value.length; i++) out += `${i > 0 ? ',' : ''}${stableStringify(value[i]) ?? ''}`;
+    return `${out}]`;
   }
-  return JSON.stringify(value);
+  const object = value as Record<string, unknown>;
+  let out = '{';
+  let first = true;
+  for (const key of Object.keys(object).sort()) {
+    if (object[key] === undefined) continue;
+    out += `${first ? '' : ','}${JSON.stringify(key)}:${stableStringify(object[key])}`;
+    first = false;
+  }
+  return `${out}}`;
 }
 
 export { isObject };
