@@ -1,4 +1,8 @@
-import { Redis, type RedisOptions } from 'ioredis';
+import { createRequire } from 'node:module';
+import type { Redis, RedisOptions } from 'ioredis';
+
+/** ioredis, loaded when a Redis store is opened: a deployment on the in-memory store never needs it. */
+const RedisClient = () => (createRequire(import.meta.url)('ioredis') as typeof import('ioredis')).Redis;
 import { unavailable } from '../errors.js';
 import { createLogger, type Logger } from '../logger.js';
 import type { Disposable } from '../ports/cluster.js';
@@ -91,10 +95,10 @@ export function createRedisKeyValue(opts: RedisKeyValueOptions): KeyValue {
 
   const open = (role: 'commands' | 'subscriptions'): Connection => {
     let client: Redis;
-    if (/^rediss?:\/\//.test(opts.address)) client = new Redis(opts.address, options);
+    if (/^rediss?:\/\//.test(opts.address)) client = new (RedisClient())(opts.address, options);
     else {
       const i = opts.address.lastIndexOf(':');
-      client = new Redis({ ...options, host: opts.address.slice(0, i) || '127.0.0.1', port: Number(opts.address.slice(i + 1)) });
+      client = new (RedisClient())({ ...options, host: opts.address.slice(0, i) || '127.0.0.1', port: Number(opts.address.slice(i + 1)) });
     }
     const conn: Connection = { client, down: false };
     const markDown = (reason: string, err?: Error) => {

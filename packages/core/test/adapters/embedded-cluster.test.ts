@@ -3,6 +3,7 @@ import { mkdtemp, readdir, readFile, rm, writeFile, mkdir } from 'node:fs/promis
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { parse as yamlParse } from 'yaml';
 import { createEmbeddedCluster, type EmbeddedCluster } from '../../src/adapters/embedded-cluster/index.js';
 import { createLogger } from '../../src/logger.js';
 import { resources, type KubeObject, type ResourceRef, type WatchEvent } from '../../src/ports/cluster.js';
@@ -59,7 +60,7 @@ function recordingLogger() {
       return true;
     },
   } as unknown as NodeJS.WritableStream);
-  return { logger, warnings: () => lines.filter((l) => l.level === 40) };
+  return { logger, lines, warnings: () => lines.filter((l) => l.level === 40) };
 }
 
 async function filesUnder(dir: string): Promise<string[]> {
@@ -322,6 +323,42 @@ spec:
     const reapplied = await third.get(resources.project, 'alpha', 'team-a');
     expect(reapplied?.spec).toEqual({ description: 'edited file', destinations: [{ namespace: 'team-a' }] });
     expect(reapplied?.metadata.generation).toBe(3);
+  });
+
+  it('a restart on unchanged files applies nothing (an object deleted through the API stays deleted); a changed file brings it back', async () => {
+    const dataDir = await tempDir();
+    const manifests = await tempDir();
+    const secret = (value: string) => `apiVersion: v1\nkind: Namespace\nmetadata: { name: dev }\n---\napiVersion: v1\nkind: Secret\nmetadata: { name: token, namespace: dev }\ndata: { value: ${value} }\n`;
+    await writeFile(path.join(manifests, 'secret.yaml'), secret('one'));
+    const first = await start({ dataDir, manifests: [manifests] });
+    expect((await first.get(resources.secret, 'token', 'dev'))?.data).toEqual({ value: 'one' });
+    await first.delete(resources.secret, 'token', 'dev');
+    await stop(first);
+
+    const { logger, lines } = recordingLogger();
+    const second = await start({ dataDir, manifests: [manifests], logger });
+    expect(await second.get(resources.secret, 'token', 'dev')).toBeUndefined();
+    expect(lines.some((l) => l.msg === 'manifests applied')).toBe(false);
+    await stop(second);
+
+    await writeFile(path.join(manifests, 'secret.yaml'), secret('two'));
+    const third = await start({ dataDir, manifests: [manifests] });
+    expect((await third.get(resources.secret, 'token', 'dev'))?.data).toEqual({ value: 'two' });
+    await stop(third);
+  });
+
+  it('a document of a kind not known yet is applied at a later start, once its kind exists, though no file changed', async () => {
+    const dataDir = await tempDir();
+    const manifests = await tempDir();
+    await writeFile(path.join(manifests, 'shop.yaml'), 'apiVersion: v1\nkind: Namespace\nmetadata: { name: team-a }\n---\napiVersion: kro.run/v1alpha1\nkind: WebApp\nmetadata: { name: shop, namespace: team-a }\nspec: { name: shop }\n');
+    const first = await start({ dataDir, manifests: [manifests] });
+    expect(await first.get(webAppRef, 'shop', 'team-a')).toBeUndefined();
+    await first.create(resources.rgd, yamlParse(rgdYaml));
+    await stop(first);
+
+    const second = await start({ dataDir, manifests: [manifests] });
+    expect((await second.get(webAppRef, 'shop', 'team-a'))?.spec).toEqual({ name: 'shop' });
+    await stop(second);
   });
 
   it('a file that is not valid YAML or lacks a name fails start-up, naming the file', async () => {

@@ -4,7 +4,10 @@ import { createKroController, type KroController } from './kro/index.js';
 import { refKey, resources, type Cluster, type Disposable, type KubeObject, type ResourceRef } from '../../ports/cluster.js';
 import { builtinRef, customResourceDefinition, instanceRefOf, refsOfCrd, sameKind } from './discovery.js';
 import { createFileStore } from './file-store.js';
-import { applyManifests, readManifests } from './manifests.js';
+import { applyManifests, manifestsDigest, parseManifestFiles, readManifestFiles } from './manifests.js';
+
+/** The digest of the manifest files as last applied in full, kept in the data dir. */
+const MANIFESTS_APPLIED = 'manifests-applied';
 import { createObjectStore } from './object-store.js';
 import { createWatchHub } from './watch-hub.js';
 
@@ -78,10 +81,19 @@ export async function createEmbeddedCluster(opts: EmbeddedClusterOptions = {}): 
 
   try {
     if (opts.manifests?.length) {
-      // Nothing is acknowledged to anyone before start-up ends: one fsync for the whole load, not one per object.
-      fileStore?.deferSync();
-      await applyManifests(await readManifests(opts.manifests), { store, discover, logger });
-      await fileStore?.endDeferredSync();
+      const files = await readManifestFiles(opts.manifests);
+      const digest = manifestsDigest(files);
+      // Files unchanged since a start applied them all are not applied again (every document would be found
+      // as it was last applied): a restart reads them, it does not parse them. So an object deleted through the
+      // API stays deleted until its file changes.
+      if (!fileStore || (await fileStore.readNote(MANIFESTS_APPLIED)) !== digest) {
+        // Nothing is acknowledged to anyone before start-up ends: one fsync for the whole load, not one per object.
+        fileStore?.deferSync();
+        const { skipped } = await applyManifests(parseManifestFiles(files), { store, discover, logger });
+        await fileStore?.endDeferredSync();
+        // A document of a kind not known yet is tried again at the next start.
+        if (skipped === 0) await fileStore?.writeNote(MANIFESTS_APPLIED, digest);
+      }
     }
     await store.compactIfDue();
   } catch (err) {

@@ -31,6 +31,9 @@ export interface FileStore {
   compact(capture: () => { objects: { ref: ResourceRef; object: KubeObject }[]; resourceVersion: number }): Promise<void>;
   /** True when the journal has outgrown the state it describes (or an old layout was read): time to compact. */
   needsCompaction(liveObjects: number): boolean;
+  /** A short note kept beside the state (written atomically), undefined when there is none. */
+  readNote(name: string): Promise<string | undefined>;
+  writeNote(name: string, text: string): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -228,6 +231,9 @@ export function createFileStore(dataDir: string, logger: Logger): FileStore {
     deferSync() {
       syncDeferred = true;
     },
+
+    readNote: (name) => readFile(path.join(dataDir, name), 'utf8').catch(() => undefined),
+    writeNote: (name, text) => atomicWriteFile(path.join(dataDir, name), [text]),
 
     async endDeferredSync() {
       syncDeferred = false;

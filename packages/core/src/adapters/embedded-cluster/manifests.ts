@@ -50,28 +50,54 @@ function parseDocuments(text: string): unknown[] {
   return parseAllDocuments(text).map((doc) => (doc.errors.length > 0 ? new Error(doc.errors[0].message) : (doc.toJS() as unknown)));
 }
 
-/** Reads every YAML document; a file that does not parse or lacks apiVersion/kind/name fails, naming it. */
-export async function readManifests(paths: string[]): Promise<ManifestDocument[]> {
-  const docs: ManifestDocument[] = [];
+export interface ManifestFile {
+  file: string;
+  text: string;
+}
+
+/** The YAML files under `paths`, in the order they are applied. */
+export async function readManifestFiles(paths: string[]): Promise<ManifestFile[]> {
+  const files: ManifestFile[] = [];
   for (const target of paths) {
     for (const file of await yamlFilesUnder(target)) {
       const text = await readFile(file, 'utf8').catch((err: Error) => {
         throw new Error(`manifest ${file}: ${err.message}`);
       });
-      for (const [index, object] of parseDocuments(text).entries()) {
-        if (object instanceof Error) throw new Error(`manifest ${file}: ${object.message}`);
-        if (object === null || object === undefined) continue; // empty document (e.g. a trailing ---)
-        if (
-          !isObject(object) ||
-          typeof object.apiVersion !== 'string' ||
-          typeof object.kind !== 'string' ||
-          !isObject(object.metadata) ||
-          typeof object.metadata.name !== 'string'
-        ) {
-          throw new Error(`manifest ${file}: document ${index + 1} needs apiVersion, kind and metadata.name`);
-        }
-        docs.push({ file, index, object: object as unknown as KubeObject });
+      files.push({ file, text });
+    }
+  }
+  return files;
+}
+
+/** One digest of what the files say: their names and contents, in order. */
+export function manifestsDigest(files: readonly ManifestFile[]): string {
+  const hash = createHash('sha256');
+  for (const { file, text } of files) hash.update(`${file}\0${Buffer.byteLength(text)}\0`).update(text);
+  return hash.digest('hex');
+}
+
+/** Reads every YAML document; a file that does not parse or lacks apiVersion/kind/name fails, naming it. */
+export async function readManifests(paths: string[]): Promise<ManifestDocument[]> {
+  return parseManifestFiles(await readManifestFiles(paths));
+}
+
+/** The documents of the files; a file that does not parse or lacks apiVersion/kind/name fails, naming it. */
+export function parseManifestFiles(files: readonly ManifestFile[]): ManifestDocument[] {
+  const docs: ManifestDocument[] = [];
+  for (const { file, text } of files) {
+    for (const [index, object] of parseDocuments(text).entries()) {
+      if (object instanceof Error) throw new Error(`manifest ${file}: ${object.message}`);
+      if (object === null || object === undefined) continue; // empty document (e.g. a trailing ---)
+      if (
+        !isObject(object) ||
+        typeof object.apiVersion !== 'string' ||
+        typeof object.kind !== 'string' ||
+        !isObject(object.metadata) ||
+        typeof object.metadata.name !== 'string'
+      ) {
+        throw new Error(`manifest ${file}: document ${index + 1} needs apiVersion, kind and metadata.name`);
       }
+      docs.push({ file, index, object: object as unknown as KubeObject });
     }
   }
   return docs;
@@ -89,12 +115,13 @@ function applyRank(object: KubeObject): number {
 /**
  * `kubectl apply` semantics, simplified: create when absent; when present, update only if the manifest
  * changed since it was last applied (hash annotation), so edits made through the API survive a restart
- * while an edited file still wins.
+ * while an edited file still wins. Answers how many documents were skipped for a kind not known (yet).
  */
 export async function applyManifests(
   docs: ManifestDocument[],
   deps: { store: ObjectStore; discover: (group: string, version: string, kind: string) => Promise<ResourceRef | undefined>; logger: Logger },
-): Promise<void> {
+): Promise<{ skipped: number }> {
+  let skipped = 0;
   const writes: Promise<void>[] = [];
   const discovered = new Map<string, ResourceRef>();
   const ordered = docs.map((d, i) => ({ d, i })).sort((a, b) => applyRank(a.d.object) - applyRank(b.d.object) || a.i - b.i);
@@ -108,6 +135,7 @@ export async function applyManifests(
     const what = `${object.kind} ${object.metadata.name}`;
     if (!ref) {
       deps.logger.warn({ file, apiVersion: object.apiVersion, kind: object.kind, name: object.metadata.name }, 'manifest: unknown kind, skipped');
+      skipped++;
       continue;
     }
     const { status: _status, ...desired } = object;
@@ -149,4 +177,5 @@ export async function applyManifests(
   }
   await Promise.all(writes);
   deps.logger.info({ documents: docs.length, written: writes.length }, 'manifests applied');
+  return { skipped };
 }

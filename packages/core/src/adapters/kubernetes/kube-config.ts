@@ -1,4 +1,5 @@
-import { KubeConfig } from '@kubernetes/client-node';
+import { createRequire } from 'node:module';
+import type { KubeConfig } from '@kubernetes/client-node';
 import { PorticoError } from '../../errors.js';
 
 export interface KubeConfigSource {
@@ -10,13 +11,19 @@ export interface KubeConfigSource {
   kubeConfig?: KubeConfig;
 }
 
+/**
+ * The client library, loaded on first use: importing it takes about a second, which every start on the embedded
+ * cluster (the default) and every program that embeds core used to pay without ever talking to Kubernetes.
+ */
+const clientNode = () => createRequire(import.meta.url)('@kubernetes/client-node') as typeof import('@kubernetes/client-node');
+
 const configError = (message: string) => new PorticoError('BAD_REQUEST', `invalid Kubernetes configuration: ${message}`, { variable: 'KUBERNETES_IN_CLUSTER' });
 
 /** Loads credentials the way kubectl and client-go do; a missing or unusable config stops start-up with a clear message. */
 export function loadKubeConfig(source: KubeConfigSource): KubeConfig {
   let kc = source.kubeConfig;
   if (!kc) {
-    kc = new KubeConfig();
+    kc = new (clientNode().KubeConfig)();
     if (source.inCluster) {
       if (!process.env.KUBERNETES_SERVICE_HOST || !process.env.KUBERNETES_SERVICE_PORT) {
         throw configError('KUBERNETES_IN_CLUSTER=true but KUBERNETES_SERVICE_HOST/PORT are not set (not running in a pod?)');
