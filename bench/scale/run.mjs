@@ -40,8 +40,20 @@ const dataDir = path.join(work, 'data');
 let server;
 process.on('exit', () => server?.kill('SIGKILL'));
 
-/** Starts the server bin; resolves with the process and how long it took to answer /readyz 200. */
-async function startServer() {
+/**
+ * Starts the server bin; resolves with the process and how long it took to answer /readyz 200. The port is drawn
+ * at random, so one taken meanwhile (an ephemeral port of some connection) is drawn again, up to three times.
+ */
+async function startServer(attempt = 1) {
+  try {
+    return await startServerOnce();
+  } catch (error) {
+    if (attempt >= 3 || !/EADDRINUSE/.test(error.stderr ?? '')) throw error;
+    return startServer(attempt + 1);
+  }
+}
+
+async function startServerOnce() {
   const port = 20000 + Math.floor(Math.random() * 20000);
   const t0 = performance.now();
   const child = spawn(process.execPath, ['--max-old-space-size=512', here('../../packages/server/dist/bin.js')], {
@@ -57,11 +69,16 @@ async function startServer() {
       SERVER_ADDRESS: `127.0.0.1:${port}`,
       LOG_LEVEL: 'warn',
     },
-    stdio: ['ignore', 'ignore', 'inherit'],
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr.on('data', (chunk) => {
+    stderr = (stderr + chunk).slice(-4096);
+    process.stderr.write(chunk);
   });
   const url = `http://127.0.0.1:${port}`;
   for (;;) {
-    if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode} before it was ready`);
+    if (child.exitCode !== null) throw Object.assign(new Error(`server exited with ${child.exitCode} before it was ready`), { stderr });
     const ok = await fetch(`${url}/readyz`).then((r) => r.status === 200, () => false);
     if (ok) return { child, url, readyMs: performance.now() - t0 };
     await sleep(25);
