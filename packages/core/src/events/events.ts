@@ -68,8 +68,10 @@ interface WireMessage {
 function messageText(message: WireMessage): string {
   const events = message.events.map((event) => {
     const head = JSON.stringify({ ...event, data: undefined });
-    if (event.data === undefined) return head;
-    return `${head.length === 2 ? '{' : `${head.slice(0, -1)},`}"data":${jsonText(event.data)}}`;
+    // Absent (or not JSON at all, a function): left out, as JSON.stringify of the message would.
+    const data = event.data === undefined ? undefined : (jsonText(event.data) as string | undefined);
+    if (data === undefined) return head;
+    return `${head.length === 2 ? '{' : `${head.slice(0, -1)},`}"data":${data}}`;
   });
   return `{"v":1,"origin":${JSON.stringify(message.origin)},"timestamp":${JSON.stringify(message.timestamp)},"events":[${events.join(',')}]}`;
 }

@@ -7,7 +7,14 @@ export interface ImportGraph {
   packages: Set<string>;
 }
 
-const SPECIFIERS = [/\bfrom\s*["']([^"']+)["']/g, /\bimport\s*\(\s*["']([^"']+)["']\s*\)/g, /\bimport\s*["']([^"']+)["']/g, /\brequire\s*\(\s*["']([^"']+)["']\s*\)/g];
+const SPECIFIERS = [
+  /\bfrom\s*["']([^"']+)["']/g,
+  /\bimport\s*\(\s*["']([^"']+)["']\s*\)/g,
+  /\bimport\s*["']([^"']+)["']/g,
+  /\brequire\s*\(\s*["']([^"']+)["']\s*\)/g,
+  // A package loaded on first use (`createRequire(import.meta.url)('ioredis')`, renamed by the bundler) is reachable too.
+  /\bcreateRequire\d*\s*\([^)]*\)\s*\(\s*["']([^"']+)["']\s*\)/g,
+];
 
 const packageName = (specifier: string) => (specifier.startsWith('@') ? specifier.split('/').slice(0, 2).join('/') : specifier.split('/')[0]!);
 
