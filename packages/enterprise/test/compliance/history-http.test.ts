@@ -183,8 +183,12 @@ describe('violation history over HTTP', () => {
 
   it('acceptance 3: 100,000 records stream as CSV over HTTP with flat memory, and `count` matches', async () => {
     await db.pool.query('TRUNCATE violation_history');
-    // About 380 bytes per CSV line: some 38 MB in all.
-    await db.pool.query(`
+    // About 380 bytes per CSV line: some 38 MB in all. Written with a test-sized statement timeout: the pool's own
+    // (a few seconds) is for requests, and this bulk insert can take longer on a busy 2-core machine.
+    const setup = await db.pool.connect();
+    await setup.query('BEGIN');
+    await setup.query("SET LOCAL statement_timeout = '120s'");
+    await setup.query(`
       INSERT INTO violation_history (key, constraint_kind, constraint_name, resource_kind, resource_namespace, resource_name,
         enforcement_action, message, project, first_seen, enforcement_seen, resolved_at, status)
       SELECT 'K8sContainerLimits/limits-' || (g % 200) || '/Pod/team-' || (g % 50) || '/app-' || g || '#0', 'K8sContainerLimits',
@@ -193,6 +197,8 @@ describe('violation history over HTTP', () => {
         now() - g * interval '1 second', now() - g * interval '1 second',
         CASE WHEN g % 2 = 0 THEN now() END, CASE WHEN g % 2 = 0 THEN 'resolved' ELSE 'active' END
       FROM generate_series(1, 100000) AS g`);
+    await setup.query('COMMIT');
+    setup.release();
     const since = encodeURIComponent(new Date(Date.now() - 7 * 86_400_000).toISOString());
     const counted = await json(ee.adminToken, `${HISTORY}/count?since=${since}`);
     expect(counted.body).toEqual({ count: 100_000, retentionDays: 30 });
