@@ -31,9 +31,12 @@ function splicedText<T extends object>(value: T, lastKey: keyof T & string): str
   if (keys[keys.length - 1] !== lastKey || inner === null || typeof inner !== 'object') return JSON.stringify(value);
   const rest: Record<string, unknown> = { ...(value as Record<string, unknown>) };
   delete rest[lastKey];
-  const head = JSON.stringify(rest);
-  return `${head.length === 2 ? '{' : `${head.slice(0, -1)},`}${JSON.stringify(lastKey)}:${jsonText(inner)}}`;
+  return withLastMember(JSON.stringify(rest), lastKey, jsonText(inner));
 }
+
+/** An object's JSON text `objectText` with one more member, `"key":valueText`, after the others. */
+export const withLastMember = (objectText: string, key: string, valueText: string): string =>
+  `${objectText.length === 2 ? '{' : `${objectText.slice(0, -1)},`}${JSON.stringify(key)}:${valueText}}`;
 
 /** Gives `value` a JSON text built by the caller (byte-equal to JSON.stringify(value)). */
 export function withJsonText<T extends object>(value: T, text: string): T {

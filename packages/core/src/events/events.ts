@@ -3,7 +3,7 @@ import type { Logger } from '../logger.js';
 import type { Disposable } from '../ports/cluster.js';
 import type { KeyValue } from '../ports/keyvalue.js';
 import type { DomainEvent, EventsService } from '../types.js';
-import { jsonText } from '../json-text.js';
+import { jsonText, withLastMember } from '../json-text.js';
 import { createOrdering } from './ordering.js';
 
 /** The one pub/sub channel every replica publishes to and listens on (the KeyValue adapter adds its prefix). */
@@ -70,8 +70,7 @@ function messageText(message: WireMessage): string {
     const head = JSON.stringify({ ...event, data: undefined });
     // Absent (or not JSON at all, a function): left out, as JSON.stringify of the message would.
     const data = event.data === undefined ? undefined : (jsonText(event.data) as string | undefined);
-    if (data === undefined) return head;
-    return `${head.length === 2 ? '{' : `${head.slice(0, -1)},`}"data":${data}}`;
+    return data === undefined ? head : withLastMember(head, 'data', data);
   });
   return `{"v":1,"origin":${JSON.stringify(message.origin)},"timestamp":${JSON.stringify(message.timestamp)},"events":[${events.join(',')}]}`;
 }

@@ -13,7 +13,6 @@ export interface PathMatcher {
 
 const segments = (path: string) => path.split('/').filter(Boolean);
 export const isParamSegment = (segment: string) => segment.startsWith('{') && segment.endsWith('}');
-const isParam = isParamSegment;
 
 /**
  * The semantics of polka's own router (regexparam), which Portico no longer uses for dispatch: one segment per
@@ -24,7 +23,7 @@ export function compilePath(method: string, path: string): PathMatcher {
   const names: string[] = [];
   const source = segments(path)
     .map((segment) => {
-      if (!isParam(segment)) return `/${segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`;
+      if (!isParamSegment(segment)) return `/${segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`;
       names.push(segment.slice(1, -1));
       return '/([^/]+?)';
     })
@@ -48,7 +47,7 @@ export function compilePath(method: string, path: string): PathMatcher {
  * the table's own order is kept otherwise.
  */
 export function orderRoutes<T extends { path: string }>(list: readonly T[]): T[] {
-  const kinds = (path: string) => segments(path).map((s) => (isParam(s) ? 1 : 0));
+  const kinds = (path: string) => segments(path).map((s) => (isParamSegment(s) ? 1 : 0));
   const compare = (a: T, b: T) => {
     const ka = kinds(a.path);
     const kb = kinds(b.path);
