@@ -1,7 +1,9 @@
 // Benchmark child: a share of the WebSocket clients, in its own process so the clients do not compete with each
 // other (or with the runner) for one event loop. Kept as cheap per message as an honest client can be: a real
 // `ws` client (no UTF-8 validation, no deflate), event frames recognised by one byte, the event timestamp read
-// from the bytes after `"timestamp":"` instead of a JSON.parse of every message; latency goes into a histogram.
+// from the bytes after `"timestamp":"` instead of a JSON.parse of every message; latency goes into a histogram,
+// and so does each event's arrival time since the round was armed (a burst's "delivered within", which does not
+// depend on how early the producer managed to publish).
 // IPC: open (urls), subscribe, arm (expected count), await (→ stats once reached or timed out), stop.
 import { WebSocket } from 'ws';
 import { createHistogram } from '../lib/histogram.mjs';
@@ -16,6 +18,8 @@ const SUBSCRIBED = 's'.charCodeAt(0);
 
 const sockets = [];
 const latency = createHistogram();
+const sinceArmed = createHistogram();
+let armedAt = 0;
 let delivered = 0;
 let firstAt = 0;
 let lastAt = 0;
@@ -39,6 +43,7 @@ function onMessage(data) {
     const received = Date.now();
     const at = data.indexOf(TIMESTAMP, TYPE_AT);
     latency.record(received - epochMsAt(data, at + TIMESTAMP.length));
+    sinceArmed.record(received - armedAt);
     if (delivered++ === 0) firstAt = received;
     lastAt = received;
     if (round && delivered >= round.expected) round.done();
@@ -77,6 +82,8 @@ async function subscribeAll() {
 /** Starts counting from zero for a round of `expected` events (answers at once, before any change is made). */
 function arm(expected) {
   latency.reset();
+  sinceArmed.reset();
+  armedAt = Date.now();
   delivered = 0;
   firstAt = lastAt = 0;
   let done;
@@ -92,7 +99,7 @@ async function awaitRound(timeoutMs) {
   await Promise.race([round?.finished, new Promise((r) => (timer = setTimeout(r, timeoutMs)))]);
   clearTimeout(timer);
   round = undefined;
-  return { delivered, firstAt, lastAt, latency: latency.toPairs(), cpuUs: cpuUs() };
+  return { delivered, firstAt, lastAt, armedAt, latency: latency.toPairs(), sinceArmed: sinceArmed.toPairs(), cpuUs: cpuUs() };
 }
 
 process.on('disconnect', () => process.exit(0));
