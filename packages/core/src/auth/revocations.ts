@@ -19,12 +19,20 @@ export interface RevocationBus {
 
 export const SESSION_REVOKED = 'session_revoked';
 
+/** Each stored account's cut-off as epoch ms, parsed once: the check runs on every request of a local user. */
+const cutOffs = new WeakMap<LocalAccount, number>();
+const cutOffOf = (account: LocalAccount & { tokensValidAfter: string }) => {
+  let ms = cutOffs.get(account);
+  if (ms === undefined) cutOffs.set(account, (ms = Date.parse(account.tokensValidAfter)));
+  return ms;
+};
+
 /** Whether a local account, as stored now, still accepts a token issued to `actor` (the rules of tokens.ts). */
 export function accountAccepts(account: LocalAccount | undefined, actor: Pick<Actor, 'issuedAt' | 'generation'>): boolean {
   if (!account) return false;
   // A namesake created after a deletion has a new generation, even within the same second.
   if (account.generation !== actor.generation) return false;
-  return !account.tokensValidAfter || actor.issuedAt.getTime() >= Date.parse(account.tokensValidAfter);
+  return !account.tokensValidAfter || actor.issuedAt.getTime() >= cutOffOf(account as LocalAccount & { tokensValidAfter: string });
 }
 
 export interface SessionRevocations {

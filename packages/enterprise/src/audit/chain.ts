@@ -4,13 +4,25 @@ import type { AuditEvent } from './types.js';
 /** The hash the first row of an empty trail points back to. */
 export const GENESIS = '0'.repeat(64);
 
-/** JSON with object keys sorted at every depth: jsonb does not keep key order, the hash must not depend on it. */
+/**
+ * JSON with object keys sorted at every depth: jsonb does not keep key order, the hash must not depend on it.
+ * (Keys sort by UTF-16 code units, the default sort; built with loops, as it runs for every audited operation.)
+ */
 export function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (Array.isArray(value)) {
+    let out = '[';
+    for (let i = 0; i < value.length; i++) out += (i === 0 ? '' : ',') + canonicalJson(value[i]);
+    return `${out}]`;
+  }
   if (value !== null && typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>).filter(([, v]) => v !== undefined);
-    entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+    const object = value as Record<string, unknown>;
+    let out = '{';
+    for (const key of Object.keys(object).sort()) {
+      const inner = object[key];
+      if (inner === undefined) continue;
+      out += `${out.length === 1 ? '' : ','}${JSON.stringify(key)}:${canonicalJson(inner)}`;
+    }
+    return `${out}}`;
   }
   return JSON.stringify(value ?? null);
 }

@@ -2,7 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import type { RouteDef } from '@portico/api';
 import { badRequest } from '@portico/core';
 import { hasBody, isJsonContentType, readBody } from './body.js';
-import { assertSafeQueryKeys, parseJsonBody } from './safe-json.js';
+import { assertSafeQueryKey, parseJsonBody } from './safe-json.js';
 import { parseInput } from '@portico/core';
 
 /** Path parameters as the route's schema should see them: percent-decoded, malformed encodings refused. */
@@ -23,9 +23,10 @@ export function decodeParams(raw: Record<string, string>): Record<string, string
  * naturally, and a scalar one (`page=1&page=2`) then fails validation instead of silently picking one.
  */
 export function flattenQuery(query: Record<string, string | string[] | undefined>): Record<string, string> {
-  assertSafeQueryKeys(query);
   const out: Record<string, string> = {};
-  for (const [key, value] of Object.entries(query)) {
+  for (const key of Object.keys(query)) {
+    assertSafeQueryKey(key);
+    const value = query[key];
     if (value === undefined) continue;
     out[key] = Array.isArray(value) ? value.join(',') : value;
   }

@@ -36,13 +36,30 @@ const field = (value: unknown, key: string): string | undefined => {
   return typeof v === 'string' ? v : undefined;
 };
 
+type AuditedRoute = RouteDef & { operation?: OperationNames };
+
+/** A route's action and resource never change: worked out once per route row, not per request. */
+const namesByRoute = new WeakMap<AuditedRoute, { action: string; resource: string }>();
+function namesOf(route: AuditedRoute): { action: string; resource: string } {
+  let found = namesByRoute.get(route);
+  if (!found) {
+    const names = { ...ossOperations[route.id], ...route.operation };
+    found = {
+      action: names.action ?? methodActions[route.method] ?? route.method.toLowerCase(),
+      resource: names.resource ?? resourceOfPath(route.path),
+    };
+    namesByRoute.set(route, found);
+  }
+  return found;
+}
+
 /**
  * The facts of one mutating operation, from its route row and validated input: the name is the path's most
  * specific name parameter (or the body's `name` / `username` / `slug`), the project and namespace where the
  * path or body names them. Plugin rows may carry `operation: {action, resource}` themselves.
  */
-export function operationOf(route: RouteDef & { operation?: OperationNames }, input: Input, actor: Actor | undefined, req: IncomingMessage, request: { ip: string; requestId: string }): Operation {
-  const names = { ...ossOperations[route.id], ...route.operation };
+export function operationOf(route: AuditedRoute, input: Input, actor: Actor | undefined, req: IncomingMessage, request: { ip: string; requestId: string }): Operation {
+  const { action, resource } = namesOf(route);
   const { params, body } = input;
   const name =
     field(params, 'user') ?? field(params, 'group') ?? field(params, 'username') ?? field(params, 'slug') ?? field(params, 'id') ??
@@ -54,8 +71,8 @@ export function operationOf(route: RouteDef & { operation?: OperationNames }, in
   return {
     ...(actor && { actor: { id: actor.id, email: actor.email } }),
     routeId: route.id,
-    action: names.action ?? methodActions[route.method] ?? route.method.toLowerCase(),
-    resource: names.resource ?? resourceOfPath(route.path),
+    action,
+    resource,
     name,
     ...(project !== undefined && { project }),
     ...(namespace !== undefined && { namespace }),
