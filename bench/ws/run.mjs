@@ -12,7 +12,8 @@
 // Knobs: BENCH_REPLICAS (1,2), BENCH_CHANGES (1000), BENCH_FIRST_RATE (500), BENCH_RATES=a,b,… (fixed rates
 // instead of the search, to compare builds), BENCH_VERBOSE (server memory per round), BENCH_PROFILE=<dir>
 // (.cpuprofile of servers and clients), BENCH_SERVER_NODE_ARGS (e.g. "--trace-gc"), BENCH_CORE_MODULE /
-// BENCH_SERVER_MODULE (another build), BENCH_BURST_ONLY (the burst round alone, result over IPC: bench/scale).
+// BENCH_SERVER_MODULE (another build), BENCH_BURST_ONLY (the burst round alone, result over IPC: bench/scale),
+// BENCH_BURST_WARMUP (with BENCH_BURST_ONLY: bursts run before the measured one).
 import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { Redis } from 'ioredis';
@@ -233,6 +234,8 @@ if (process.env.BENCH_BURST_ONLY) {
   let setup;
   try {
     setup = await setUp(1);
+    // BENCH_BURST_WARMUP=n: n bursts first, not reported (a server's first burst also pays for compiling its code).
+    for (let i = 0; i < Number(process.env.BENCH_BURST_WARMUP ?? 0); i++) await setup.round(0);
     const burst = await setup.round(0);
     process.send?.({ changes: CHANGES, deliveries: burst.delivered, p50: burst.p50, p99: burst.p99, withinP50: burst.withinP50, withinP99: burst.withinP99, complete: burst.complete, peakRss: burst.peakRss[0], serverMs: burst.serverMs, clientMs: burst.clientMs, madeMs: burst.madeMs, spanMs: burst.spanMs });
   } catch (error) {
