@@ -12,7 +12,8 @@
 // Knobs: BENCH_REPLICAS (1,2), BENCH_CHANGES (1000), BENCH_FIRST_RATE (500), BENCH_RATES=a,b,… (fixed rates
 // instead of the search, to compare builds), BENCH_VERBOSE (server memory per round), BENCH_PROFILE=<dir>
 // (.cpuprofile of servers and clients), BENCH_SERVER_NODE_ARGS (e.g. "--trace-gc"), BENCH_CORE_MODULE /
-// BENCH_SERVER_MODULE (another build), BENCH_BURST_ONLY (the burst round alone, result over IPC: bench/scale),
+// BENCH_SERVER_MODULE (another build), BENCH_BURST_ONLY (the burst round alone on the first BENCH_REPLICAS setting,
+// result over IPC: bench/scale),
 // BENCH_BURST_WARMUP (with BENCH_BURST_ONLY: bursts run before the measured one).
 import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
@@ -233,7 +234,7 @@ async function fixedRates(setup) {
 if (process.env.BENCH_BURST_ONLY) {
   let setup;
   try {
-    setup = await setUp(1);
+    setup = await setUp(REPLICAS[0]);
     // BENCH_BURST_WARMUP=n: n bursts first, not reported (a server's first burst also pays for compiling its code).
     for (let i = 0; i < Number(process.env.BENCH_BURST_WARMUP ?? 0); i++) await setup.round(0);
     const burst = await setup.round(0);
