@@ -1,5 +1,5 @@
 import * as api from '@portico/api';
-import type { Actor } from '../actor.js';
+import { actorKey, type Actor } from '../actor.js';
 import type { Informer } from '../cluster/informer-types.js';
 import type { PorticoConfig } from '../config.js';
 import { badRequest, conflict, forbidden, isPorticoError, notFound } from '../errors.js';
@@ -38,6 +38,9 @@ export interface ProjectsDeps {
 
 /** Attempts of a binding change that races another writer (optimistic concurrency on resourceVersion). */
 const bindingAttempts = 5;
+
+/** Members' project lists kept at once (distinct sets of subjects); the oldest goes first. */
+const maxMemberLists = 1_000;
 
 const byName = (a: { name: string }, b: { name: string }) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
 
@@ -139,12 +142,17 @@ export function createProjects(deps: ProjectsDeps): ProjectsService {
 
   /** A Server Admin's list (every project, with every role and binding) until a project changes. */
   let everyProject: api.ProjectList | undefined;
-  deps.projects.on(() => {
+  /**
+   * Each member's list, by the subjects its decisions depend on (`actorKey`), until a project or the policy
+   * changes: the project list is read on every page load, and for a member it is the same until then.
+   */
+  const memberLists = new Map<string, api.ProjectList>();
+  const forgetLists = () => {
     everyProject = undefined;
-  });
-  authz.onChange(() => {
-    everyProject = undefined;
-  });
+    memberLists.clear();
+  };
+  deps.projects.on(forgetLists);
+  authz.onChange(forgetLists);
   // The list spliced from each project's own JSON text (made once per version), not serialised again.
   const projectList = (items: api.Project[]): api.ProjectList =>
     withJsonText({ items, totalCount: items.length }, `{"items":[${items.map(jsonText).join(',')}],"totalCount":${items.length}}`);
@@ -161,13 +169,19 @@ export function createProjects(deps: ProjectsDeps): ProjectsService {
             .sort(byName),
         )));
       }
-      const items = authz
-        .memberProjects(actor)
-        .flatMap((p) => cached(p) ?? [])
-        .filter((o) => authz.can(actor, 'get', rbacObject.project(o.metadata.name)))
-        .map(projectView)
-        .sort(byName);
-      return projectList(items);
+      const key = actorKey(actor);
+      let list = memberLists.get(key);
+      if (!list) {
+        const items = authz
+          .memberProjects(actor)
+          .flatMap((p) => cached(p) ?? [])
+          .filter((o) => authz.can(actor, 'get', rbacObject.project(o.metadata.name)))
+          .map(projectView)
+          .sort(byName);
+        if (memberLists.size >= maxMemberLists) memberLists.delete(memberLists.keys().next().value as string);
+        memberLists.set(key, (list = deepFreeze(projectList(items))));
+      }
+      return list;
     },
 
     async create(actor, input) {

@@ -270,6 +270,27 @@ describe('bindings', () => {
     });
   });
 
+  it("a member's project list is the same object between changes and follows every bind, unbind, edit and delete", async () => {
+    const p = await newProject();
+    const nadia = user('nadia', ['nadia-team']);
+    const names = () => projects.list(nadia).items.map((i) => i.name);
+    expect(names()).not.toContain(p.name);
+    expect(projects.list(nadia)).toBe(projects.list(nadia)); // kept between changes
+    await projects.bind(pat, p.name, 'viewer', 'user', 'nadia');
+    expect(names()).toContain(p.name);
+    await projects.update(admin, p.name, { description: 'edited', resourceVersion: projects.get(admin, p.name).resourceVersion });
+    expect(projects.list(nadia).items.find((i) => i.name === p.name)?.description).toBe('edited');
+    await projects.unbind(pat, p.name, 'viewer', 'user', 'nadia');
+    expect(names()).not.toContain(p.name);
+    await projects.bind(pat, p.name, 'viewer', 'group', 'nadia-team');
+    expect(names()).toContain(p.name);
+    // Same subjects, same list; another group set is another caller.
+    expect(projects.list(user('nadia', ['nadia-team'])).items.map((i) => i.name)).toContain(p.name);
+    expect(projects.list(user('nadia', [])).items.map((i) => i.name)).not.toContain(p.name);
+    await projects.delete(admin, p.name);
+    expect(names()).not.toContain(p.name);
+  });
+
   it('a role change is unbind + bind, effective on the next request', async () => {
     const p = await newProject();
     await projects.unbind(pat, p.name, 'viewer', 'user', 'vera');
