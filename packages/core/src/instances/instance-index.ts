@@ -73,6 +73,8 @@ export interface InstanceIndex {
   size(project?: string): number;
   /** Instances per RGD name: in `project`, or everywhere. Maintained on every change, never counted on a read. */
   rgdCounts(project?: string): ReadonlyMap<string, number>;
+  /** Grows whenever an instance comes, goes or changes project or RGD (what counts per RGD depend on); not on a status change. */
+  countsRevision(): number;
   /** The sorted view for `spec` (see sorted-views.ts): a page is read by position. */
   view(spec: ViewSpec): SortedView<IndexedInstance>;
   /** The watched resource of a kind, undefined when no catalog RGD serves it (yet). */
@@ -215,9 +217,11 @@ export function createInstanceIndex(deps: {
     };
   };
 
+  let countsRevision = 0;
   const upsert = (object: KubeObject, kind: WatchedKind, cause: InformerEventType, silent: boolean) => {
     const item = indexed(object, kind);
     const previous = byId.get(item.id);
+    if (!previous || previous.project !== item.project || previous.instance.rgdName !== item.instance.rgdName) countsRevision++;
     if (previous) unlink(previous);
     byId.set(item.id, item);
     projectBucket(item.project).set(item.id, item);
@@ -229,6 +233,7 @@ export function createInstanceIndex(deps: {
   const remove = (id: string, cause: IndexChange['cause']) => {
     const previous = byId.get(id);
     if (!previous) return;
+    countsRevision++;
     unlink(previous);
     views.update(previous, undefined);
     emit({ action: 'delete', current: previous, previous, cause });
@@ -318,6 +323,7 @@ export function createInstanceIndex(deps: {
       views.clear();
       rgdCountsAll.clear();
       rgdCountsByProject.clear();
+      countsRevision++;
     },
 
     get(key) {
@@ -343,6 +349,8 @@ export function createInstanceIndex(deps: {
     rgdCounts(project) {
       return project === undefined ? rgdCountsAll : (rgdCountsByProject.get(project) ?? new Map());
     },
+
+    countsRevision: () => countsRevision,
 
     view(spec) {
       return views.view(spec, function* () {

@@ -1,5 +1,5 @@
 import type { Instance } from '@portico/api';
-import type { Actor } from '../actor.js';
+import { actorKey, type Actor } from '../actor.js';
 import { validateValues, type Catalog } from '../catalog/index.js';
 import type { Informer } from '../cluster/informer-types.js';
 import { retryOnConflict } from '../cluster/retry.js';
@@ -49,6 +49,9 @@ export interface Instances extends InstancesService {
 /** Attempts of a PATCH without a client resourceVersion racing other writers (30 concurrent PATCHes all land). */
 const patchAttempts = 50;
 
+/** Members' instance counts kept at once (per set of subjects and page of RGDs); the oldest goes first. */
+const maxMemberCounts = 1_000;
+
 const shortName = (key: InstanceKey) => (key.namespace ? `${key.namespace}/${key.name}` : key.name);
 const describeKey = (key: InstanceKey) => (key.namespace ? `${key.namespace}/${key.kind}/${key.name}` : `${key.kind}/${key.name}`);
 const timestamp = () => new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
@@ -68,6 +71,31 @@ export function createInstances(deps: InstancesDeps): Instances {
   const admissions = new Set<InstanceAdmission>();
 
   const totalResources = (item: IndexedInstance) => catalog.entry(item.instance.rgdName)?.resources.length ?? 0;
+
+  /**
+   * A member's instance counts for a page of RGDs, kept per set of subjects and page until an instance comes,
+   * goes or moves, or the policy changes: every RGD list page asks for them, and between such changes they are
+   * the same. Counted for the page's RGDs only, so a miss costs what the page asks for. A Server Admin's are the
+   * index's own, maintained on every change.
+   */
+  const memberCounts = new Map<string, ReadonlyMap<string, number>>();
+  let memberCountsRevision = -1;
+  subscriptions.push(authz.onChange(() => memberCounts.clear()));
+  const countsFor = (actor: Actor, names?: readonly string[]): ReadonlyMap<string, number> => {
+    if (authz.isServerAdmin(actor)) return index.rgdCounts();
+    if (memberCountsRevision !== index.countsRevision()) {
+      memberCounts.clear();
+      memberCountsRevision = index.countsRevision();
+    }
+    const key = names === undefined ? actorKey(actor) : `${actorKey(actor)}\u0000${names.join('\u0000')}`;
+    let counts = memberCounts.get(key);
+    if (!counts) {
+      counts = visibleRgdCounts(index, authz, actor, names);
+      if (memberCounts.size >= maxMemberCounts) memberCounts.delete(memberCounts.keys().next().value as string);
+      memberCounts.set(key, counts);
+    }
+    return counts;
+  };
 
   /** The instance if `actor` may get it; absent and invisible look the same (404, never 403). */
   const getVisible = (actor: Actor, key: InstanceKey): IndexedInstance => {
@@ -185,7 +213,7 @@ export function createInstances(deps: InstancesDeps): Instances {
     },
 
     instanceCounts(actor, names) {
-      return visibleRgdCounts(index, authz, actor, names);
+      return countsFor(actor, names);
     },
 
     get(actor, key) {

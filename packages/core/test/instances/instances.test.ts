@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PorticoError } from '../../src/errors.js';
 import type { CreateInstanceInput, InstanceKey } from '../../src/types.js';
 import { resources } from '../../src/ports/cluster.js';
-import { actors, rgd, startWorld, waitUntil, type World } from './world.js';
+import { actors, patchProject, projects, rgd, startWorld, waitUntil, type World } from './world.js';
 
 const run = promisify(execFile);
 
@@ -250,6 +250,29 @@ describe('instances', () => {
       expect(world.instances.instanceCounts(actors.bob).get('webapp')).toBe(1);
       expect(world.instances.instanceCounts(actors.alice).get('tenant')).toBe(1);
       expect(world.instances.instanceCounts(actors.bob).get('tenant')).toBeUndefined();
+    });
+
+    it("a member's counts are kept between changes, and follow a new instance, a deletion and a role change each on its own", async () => {
+      const counted = () => world.instances.instanceCounts(actors.vic, ['webapp']).get('webapp') ?? 0;
+      const before = counted();
+      expect(before).toBeGreaterThan(0);
+      expect(world.instances.instanceCounts(actors.vic, ['webapp'])).toBe(world.instances.instanceCounts(actors.vic, ['webapp']));
+      const key = { namespace: 'dev', kind: 'WebApp', name: 'counted-one' };
+      await world.instances.create(actors.alice, webapp('counted-one'));
+      await waitUntil(() => world.instances.index.get(key) !== undefined, 10_000, 'the new instance indexed');
+      expect(counted()).toBe(before + 1);
+      await world.instances.delete(actors.alice, key);
+      await waitUntil(() => world.instances.index.get(key) === undefined, 10_000, 'the instance gone from the index');
+      expect(counted()).toBe(before);
+      // Only the policy changes: vic's viewer role in alpha goes, and with it every alpha instance from vic's counts.
+      const alpha = { destinations: projects.alpha.destinations.map((namespace) => ({ namespace })), roles: projects.alpha.roles };
+      try {
+        await patchProject(world, 'alpha', { ...alpha, roles: alpha.roles.map((r) => (r.name === 'viewer' ? { ...r, users: [] } : r)) });
+        expect(counted()).toBe(0);
+      } finally {
+        await patchProject(world, 'alpha', alpha);
+      }
+      expect(counted()).toBe(before);
     });
   });
 
