@@ -6,6 +6,7 @@ import { unauthorized } from '../errors.js';
 import type { KeyValue } from '../ports/keyvalue.js';
 import type { AccountStore } from './account-store.js';
 import { accountAccepts } from './revocations.js';
+import { setBounded } from '../bounded-map.js';
 
 /** Who a token is for: a local account or (later) an identity-provider user. */
 export interface Identity {
@@ -86,10 +87,7 @@ export function createTokens(options: TokenOptions): Tokens {
   // token strings are remembered (bounded, oldest out first). Expiry, revocation and the account are still
   // checked on every request by ensureStillValid.
   const verified = new Map<string, Actor>();
-  const remember = (token: string, actor: Actor) => {
-    if (verified.size >= VERIFIED_CACHE_SIZE) verified.delete(verified.keys().next().value as string);
-    verified.set(token, actor);
-  };
+  const remember = (token: string, actor: Actor) => void setBounded(verified, VERIFIED_CACHE_SIZE, token, actor);
 
   const ensureStillValid = async (actor: Actor) => {
     if (actor.expiresAt.getTime() + CLOCK_TOLERANCE_SECONDS * 1000 <= now()) throw unauthorized(INVALID_TOKEN);

@@ -16,6 +16,7 @@ import { visibilityFor } from './visibility.js';
 import { rgdJsonParts, toRgd, toRgdDetail } from './wire.js';
 import { withJsonText, withLazyJsonText } from '../json-text.js';
 import { deepFreeze } from '../freeze.js';
+import { setBounded } from '../bounded-map.js';
 
 export type CatalogChange = 'add' | 'update' | 'delete';
 
@@ -98,8 +99,7 @@ export function createCatalog(deps: CatalogDeps): Catalog {
     if (!items) {
       const visible = visibilityFor(authz, actor);
       items = sortedBy(sortBy, order).filter((item) => visible(item.entry));
-      if (visibleSorted.size >= MAX_CACHED_VIEWS) visibleSorted.delete(visibleSorted.keys().next().value!);
-      visibleSorted.set(key, items);
+      setBounded(visibleSorted, MAX_CACHED_VIEWS, key, items);
     }
     return items;
   };
@@ -116,8 +116,7 @@ export function createCatalog(deps: CatalogDeps): Catalog {
     if (!matching) {
       matching = visible.filter(matcherFor(query));
       // Searches are open-ended: keep the most recent few dozen per list.
-      if (byFilter.size >= MAX_FILTERS_PER_LIST) byFilter.delete(byFilter.keys().next().value!);
-      byFilter.set(key, matching);
+      setBounded(byFilter, MAX_FILTERS_PER_LIST, key, matching);
     }
     return matching;
   };
@@ -288,9 +287,7 @@ export function createCatalog(deps: CatalogDeps): Catalog {
       }
       const sortedList = (values: Iterable<string>) => [...values].sort((a, b) => a.localeCompare(b, 'en'));
       const filters = deepFreeze(withLazyJsonText({ categories: sortedList(categories.values()), tags: sortedList(tags.values()), projects: sortedList(projects) }));
-      if (filtersFor.size >= MAX_CACHED_VIEWS) filtersFor.delete(filtersFor.keys().next().value!);
-      filtersFor.set(key, filters);
-      return filters;
+      return setBounded(filtersFor, MAX_CACHED_VIEWS, key, filters);
     },
 
     entry(name) {

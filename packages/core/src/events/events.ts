@@ -5,6 +5,7 @@ import type { KeyValue } from '../ports/keyvalue.js';
 import type { DomainEvent, EventsService } from '../types.js';
 import { jsonText, withLastMember } from '../json-text.js';
 import { createOrdering } from './ordering.js';
+import { setBounded } from '../bounded-map.js';
 
 /** The one pub/sub channel every replica publishes to and listens on (the KeyValue adapter adds its prefix). */
 export const eventsChannel = 'events';
@@ -88,8 +89,7 @@ function createSentMessages() {
   const sent = new Map<string, WireMessage>();
   return {
     remember(text: string, message: WireMessage) {
-      if (sent.size >= maxSentHere) sent.delete(sent.keys().next().value as string);
-      sent.set(text, message);
+      setBounded(sent, maxSentHere, text, message);
     },
     take(text: string): WireMessage | undefined {
       const message = sent.get(text);

@@ -1,4 +1,5 @@
 import type { DomainEvent } from '../types.js';
+import { setBounded } from '../bounded-map.js';
 
 /** Objects whose last delivered version is remembered; beyond this the least recently changed are forgotten. */
 const defaultCapacity = 100_000;
@@ -33,8 +34,7 @@ export function createOrdering(capacity = defaultCapacity) {
       if (seen && (version < seen.version || (version === seen.version && rank <= seen.rank))) return false;
       if (newest === undefined || version > newest) newest = version;
       last.delete(key); // re-inserted last: the map's order is least recently changed first
-      last.set(key, { version, rank });
-      if (last.size > capacity) last.delete(last.keys().next().value as string);
+      setBounded(last, capacity, key, { version, rank });
       return true;
     },
   };

@@ -21,6 +21,7 @@ import { listPage, visibleCount, visibleRgdCounts } from './list-query.js';
 import { applyMergePatch, mergePatchBetween } from './merge-patch.js';
 import { recordStatusChanges } from './timeline-recorder.js';
 import { readTimeline, timelineAnnotation, withEntry } from './timeline.js';
+import { setBounded } from '../bounded-map.js';
 
 export interface InstancesDeps {
   cluster: Cluster;
@@ -90,9 +91,7 @@ export function createInstances(deps: InstancesDeps): Instances {
     const key = names === undefined ? actorKey(actor) : `${actorKey(actor)}\u0000${names.join('\u0000')}`;
     let counts = memberCounts.get(key);
     if (!counts) {
-      counts = visibleRgdCounts(index, authz, actor, names);
-      if (memberCounts.size >= maxMemberCounts) memberCounts.delete(memberCounts.keys().next().value as string);
-      memberCounts.set(key, counts);
+      counts = setBounded(memberCounts, maxMemberCounts, key, visibleRgdCounts(index, authz, actor, names));
     }
     return counts;
   };

@@ -1,4 +1,5 @@
 import type * as api from '@portico/api';
+import { setBounded } from '../bounded-map.js';
 
 export type InstanceSortBy = api.InstanceListQuery['sortBy'];
 
@@ -89,8 +90,7 @@ export function createSortedViews<T extends Sortable>() {
       view = { spec, items: [], projects: spec.projects && new Set(spec.projects), compare: comparatorFor(spec.sortBy) };
       for (const item of source()) if (accepts(view, item)) view.items.push(item);
       view.items.sort(view.compare);
-      if (views.size >= MAX_VIEWS) views.delete(views.keys().next().value!);
-      views.set(key, view);
+      setBounded(views, MAX_VIEWS, key, view);
       return view;
     },
 

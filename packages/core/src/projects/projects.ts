@@ -17,6 +17,7 @@ import { parseInput } from '../validation.js';
 import { jsonText, withJsonText } from '../json-text.js';
 import { deepFreeze } from '../freeze.js';
 import { waitForInformer, type InformerTarget } from './wait-for-informer.js';
+import { setBounded } from '../bounded-map.js';
 
 export interface ProjectsDeps {
   cluster: Cluster;
@@ -178,8 +179,7 @@ export function createProjects(deps: ProjectsDeps): ProjectsService {
           .filter((o) => authz.can(actor, 'get', rbacObject.project(o.metadata.name)))
           .map(projectView)
           .sort(byName);
-        if (memberLists.size >= maxMemberLists) memberLists.delete(memberLists.keys().next().value as string);
-        memberLists.set(key, (list = deepFreeze(projectList(items))));
+        list = setBounded(memberLists, maxMemberLists, key, deepFreeze(projectList(items)));
       }
       return list;
     },
