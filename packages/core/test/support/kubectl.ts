@@ -1,5 +1,5 @@
 import { parseAllDocuments } from 'yaml';
-import { readManifests } from '../../src/adapters/embedded-cluster/manifests.js';
+import { parseManifestFiles, readManifestFiles as readFiles } from '../../src/adapters/embedded-cluster/manifests.js';
 import { isPorticoError } from '../../src/errors.js';
 import type { Cluster, KubeObject, ResourceRef } from '../../src/ports/cluster.js';
 
@@ -20,7 +20,7 @@ export function parseManifests(yamlText: string): KubeObject[] {
 
 /** Every document of YAML files or folders (as `kubectl apply -f <dir>` reads them). */
 export async function readManifestFiles(paths: string[]): Promise<KubeObject[]> {
-  return (await readManifests(paths)).map((d) => d.object);
+  return parseManifestFiles(await readFiles(paths)).map((d) => d.object);
 }
 
 const splitApiVersion = (apiVersion: string) => {

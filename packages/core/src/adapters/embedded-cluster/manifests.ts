@@ -76,11 +76,6 @@ export function manifestsDigest(files: readonly ManifestFile[]): string {
   return hash.digest('hex');
 }
 
-/** Reads every YAML document; a file that does not parse or lacks apiVersion/kind/name fails, naming it. */
-export async function readManifests(paths: string[]): Promise<ManifestDocument[]> {
-  return parseManifestFiles(await readManifestFiles(paths));
-}
-
 /** The documents of the files; a file that does not parse or lacks apiVersion/kind/name fails, naming it. */
 export function parseManifestFiles(files: readonly ManifestFile[]): ManifestDocument[] {
   const docs: ManifestDocument[] = [];
