@@ -87,8 +87,15 @@ export async function createPortico(opts: CreatePorticoOptions = {}): Promise<Po
     const authz = createAuthorizer({ projects: projectInformer, policyOf: projectPolicySource, serverAdmins, logger });
 
     // The catalog shows per-RGD instance counts and the instance index needs the catalog: bind late.
-    let instanceCounts: Instances['instanceCounts'] | undefined;
-    const catalog = createCatalog({ rgds: rgdInformer, authz, logger, instanceCounts: (actor, names) => instanceCounts?.(actor, names) ?? new Map() });
+    let instancesBound: Instances | undefined;
+    const catalog = createCatalog({
+      rgds: rgdInformer,
+      authz,
+      logger,
+      instanceCounts: (actor, names) => instancesBound?.instanceCounts(actor, names) ?? new Map(),
+      // Before the instances are bound every count is 0: a revision no index has.
+      instanceCountsRevision: () => instancesBound?.index.countsRevision() ?? -1,
+    });
 
     await Promise.all([projectInformer.start(), rgdInformer.start()]);
     await authz.ready();
@@ -102,7 +109,7 @@ export async function createPortico(opts: CreatePorticoOptions = {}): Promise<Po
     const secrets = createSecrets({ cluster, projects: projectInformer, authz, config });
     const instances = createInstances({ cluster, catalog, authz, projects: projectInformer, events, config, logger, createInformer });
     opened.push(() => instances.stop());
-    instanceCounts = (actor, names) => instances.instanceCounts(actor, names);
+    instancesBound = instances;
     await instances.start();
 
     const readiness = async (): Promise<api.Readyz> => {

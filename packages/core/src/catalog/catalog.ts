@@ -1,5 +1,5 @@
 import type * as api from '@portico/api';
-import type { Actor } from '../actor.js';
+import { actorKey, type Actor } from '../actor.js';
 import type { InformerEvent, Informer } from '../cluster/informer-types.js';
 import { notFound, unprocessable } from '../errors.js';
 import type { Logger } from '../logger.js';
@@ -17,6 +17,7 @@ import { rgdJsonParts, toRgd, toRgdDetail } from './wire.js';
 import { withJsonText, withLazyJsonText } from '../json-text.js';
 import { deepFreeze } from '../freeze.js';
 import { setBounded } from '../bounded-map.js';
+import { createPageMemo } from '../page-memo.js';
 
 export type CatalogChange = 'add' | 'update' | 'delete';
 
@@ -27,6 +28,11 @@ export interface CatalogDeps {
   logger?: Logger;
   /** Instances per RGD name that `actor` may see (from the instances module); 0 when absent. */
   instanceCounts?: (actor: Actor, names?: readonly string[]) => ReadonlyMap<string, number>;
+  /**
+   * Moves whenever `instanceCounts` may answer differently for the same caller, policy and catalog (an instance
+   * came, went or moved). Without it, list pages with counts are built on every request.
+   */
+  instanceCountsRevision?: () => number;
   /** Clock of the revision log (tests). */
   now?: () => Date;
 }
@@ -91,10 +97,9 @@ export function createCatalog(deps: CatalogDeps): Catalog {
     visibleSorted.clear();
     filtersFor.clear();
   });
-  const principalOf = (actor: Actor) => (actor.groups.length ? `${actor.subject}\n${[...actor.groups].sort().join('\n')}` : actor.subject);
   const visibleSortedBy = (actor: Actor, sortBy: RgdSortBy, order: SortOrder): IndexedEntry[] => {
     if (authz.isServerAdmin(actor)) return sortedBy(sortBy, order);
-    const key = `${sortBy}:${order}\n${principalOf(actor)}`;
+    const key = `${sortBy}:${order}\n${actorKey(actor)}`;
     let items = visibleSorted.get(key);
     if (!items) {
       const visible = visibilityFor(authz, actor);
@@ -108,8 +113,9 @@ export function createCatalog(deps: CatalogDeps): Catalog {
    * or the policy changes): a filtered page is a slice, not a walk over the whole catalog per request.
    */
   const filteredLists = new WeakMap<IndexedEntry[], Map<string, IndexedEntry[]>>();
-  const matchingIn = (visible: IndexedEntry[], query: Partial<api.RgdListQuery>): IndexedEntry[] => {
-    const key = JSON.stringify([query.category, query.search, query.extendsKind, query.tags, query.status, query.project]);
+  const filterKey = (query: Partial<api.RgdListQuery>) =>
+    JSON.stringify([query.category, query.search, query.extendsKind, query.tags, query.status, query.project]);
+  const matchingIn = (visible: IndexedEntry[], query: Partial<api.RgdListQuery>, key: string): IndexedEntry[] => {
     let byFilter = filteredLists.get(visible);
     if (!byFilter) filteredLists.set(visible, (byFilter = new Map()));
     let matching = byFilter.get(key);
@@ -120,6 +126,12 @@ export function createCatalog(deps: CatalogDeps): Catalog {
     }
     return matching;
   };
+  /**
+   * Pages as answered, each kept with the list it was cut from (replaced when the catalog or the policy changes)
+   * until an instance comes, goes or moves (the counts in it): the catalog changes rarely and is read on every
+   * visit to the catalog page.
+   */
+  const answered = createPageMemo<api.RgdList>();
   const wireParts = new WeakMap<IndexedEntry, [string, string]>();
   const rgdJson = (item: IndexedEntry, instances: number) => {
     let parts = wireParts.get(item);
@@ -219,30 +231,32 @@ export function createCatalog(deps: CatalogDeps): Catalog {
       const order: SortOrder = query.sortOrder === 'desc' ? 'desc' : 'asc';
       const first = (page - 1) * pageSize;
       const visible = visibleSortedBy(actor, sortBy, order);
-      let pageItems: IndexedEntry[];
-      let totalCount: number;
-      if (!hasFilter(query)) {
-        pageItems = visible.slice(first, first + pageSize);
-        totalCount = visible.length;
-      } else {
-        const matching = matchingIn(visible, query);
-        pageItems = matching.slice(first, first + pageSize);
-        totalCount = matching.length;
-      }
+      const filter = hasFilter(query) ? filterKey(query) : '';
+      const source = filter ? matchingIn(visible, query, filter) : visible;
+      const countsRevision = deps.instanceCounts ? deps.instanceCountsRevision?.() : 0;
+      // A Server Admin's counts are everyone's; a member's are its own.
+      const memoKey = `${sortBy}:${order}\u0000${filter}\u0000${page}:${pageSize}\u0000${authz.isServerAdmin(actor) ? '' : actorKey(actor)}`;
+      const kept = countsRevision === undefined ? undefined : answered.get(memoKey, source, countsRevision);
+      if (kept) return kept;
+
+      const pageItems = source.slice(first, first + pageSize);
+      const totalCount = source.length;
       const counts = pageItems.length > 0 ? instanceCountsFor(actor, pageItems.map((item) => item.entry.name)) : undefined;
-      const count = (item: IndexedEntry) => counts?.get(item.entry.name) ?? 0;
+      const pageCounts = pageItems.map((item) => counts?.get(item.entry.name) ?? 0);
       // The items as objects are made only if a library caller reads them; the server sends the text.
       let items: api.Rgd[] | undefined;
       const list: api.RgdList = {
         get items() {
-          return (items ??= pageItems.map((item) => toRgd(item.entry, count(item))));
+          return (items ??= pageItems.map((item, i) => toRgd(item.entry, pageCounts[i]!)));
         },
         totalCount,
         page,
         pageSize,
       };
       // Each RGD's JSON is made once per version; only the caller's instance count is spliced in.
-      return withJsonText(list, `{"items":[${pageItems.map((item) => rgdJson(item, count(item))).join(',')}],"totalCount":${totalCount},"page":${page},"pageSize":${pageSize}}`);
+      const text = `{"items":[${pageItems.map((item, i) => rgdJson(item, pageCounts[i]!)).join(',')}],"totalCount":${totalCount},"page":${page},"pageSize":${pageSize}}`;
+      withJsonText(list, text);
+      return countsRevision === undefined ? list : answered.keep(memoKey, source, countsRevision, list, text.length);
     },
 
     get(actor, name) {
@@ -273,7 +287,7 @@ export function createCatalog(deps: CatalogDeps): Catalog {
     },
 
     filters(actor) {
-      const key = authz.isServerAdmin(actor) ? '*' : principalOf(actor);
+      const key = authz.isServerAdmin(actor) ? '*' : actorKey(actor);
       const cached = filtersFor.get(key);
       if (cached) return cached;
       // Keyed case-insensitively, like the filters they feed: "Web" and "web" are one choice (first by name wins).

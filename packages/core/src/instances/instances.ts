@@ -1,4 +1,4 @@
-import type { Instance } from '@portico/api';
+import type { Instance, InstanceList } from '@portico/api';
 import { actorKey, type Actor } from '../actor.js';
 import { validateValues, type Catalog } from '../catalog/index.js';
 import type { Informer } from '../cluster/informer-types.js';
@@ -22,6 +22,7 @@ import { applyMergePatch, mergePatchBetween } from './merge-patch.js';
 import { recordStatusChanges } from './timeline-recorder.js';
 import { readTimeline, timelineAnnotation, withEntry } from './timeline.js';
 import { setBounded } from '../bounded-map.js';
+import { createPageMemo } from '../page-memo.js';
 
 export interface InstancesDeps {
   cluster: Cluster;
@@ -80,14 +81,22 @@ export function createInstances(deps: InstancesDeps): Instances {
    * index's own, maintained on every change.
    */
   const memberCounts = new Map<string, ReadonlyMap<string, number>>();
+  // A member's total, kept the same way: the instance count under the navigation is asked on every page.
+  const memberTotals = new Map<string, { count: number }>();
   let memberCountsRevision = -1;
-  subscriptions.push(authz.onChange(() => memberCounts.clear()));
+  const forgetMemberCounts = () => {
+    memberCounts.clear();
+    memberTotals.clear();
+  };
+  subscriptions.push(authz.onChange(forgetMemberCounts));
+  const followCountsRevision = () => {
+    if (memberCountsRevision === index.countsRevision()) return;
+    forgetMemberCounts();
+    memberCountsRevision = index.countsRevision();
+  };
   const countsFor = (actor: Actor, names?: readonly string[]): ReadonlyMap<string, number> => {
     if (authz.isServerAdmin(actor)) return index.rgdCounts();
-    if (memberCountsRevision !== index.countsRevision()) {
-      memberCounts.clear();
-      memberCountsRevision = index.countsRevision();
-    }
+    followCountsRevision();
     const key = names === undefined ? actorKey(actor) : `${actorKey(actor)}\u0000${names.join('\u0000')}`;
     let counts = memberCounts.get(key);
     if (!counts) {
@@ -95,6 +104,9 @@ export function createInstances(deps: InstancesDeps): Instances {
     }
     return counts;
   };
+
+  /** Pages read by position from a sorted view, until the view changes (see listPage). */
+  const answeredPages = createPageMemo<InstanceList>();
 
   /** The instance if `actor` may get it; absent and invisible look the same (404, never 403). */
   const getVisible = (actor: Actor, key: InstanceKey): IndexedInstance => {
@@ -204,11 +216,14 @@ export function createInstances(deps: InstancesDeps): Instances {
     },
 
     list(actor, query) {
-      return listPage(index, authz, actor, query);
+      return listPage(index, authz, actor, query, answeredPages);
     },
 
     count(actor) {
-      return { count: visibleCount(index, authz, actor) };
+      if (authz.isServerAdmin(actor)) return { count: index.size() };
+      followCountsRevision();
+      const key = actorKey(actor);
+      return memberTotals.get(key) ?? setBounded(memberTotals, maxMemberCounts, key, Object.freeze({ count: visibleCount(index, authz, actor) }));
     },
 
     instanceCounts(actor, names) {

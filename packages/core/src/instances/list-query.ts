@@ -1,6 +1,7 @@
 import type * as api from '@portico/api';
 import type { Actor } from '../actor.js';
 import { jsonText, withJsonText } from '../json-text.js';
+import type { PageMemo } from '../page-memo.js';
 import type { Authorizer } from '../types.js';
 import type { IndexedInstance, InstanceIndex } from './instance-index.js';
 
@@ -76,27 +77,34 @@ export function visibleRgdCounts(index: InstanceIndex, authz: Authorizer, actor:
  * health are served by the view; the sort is the view's order, ties broken by id; `desc` reads it backwards).
  * Without a search and without item-level rules the page is read by position and totalCount is the view's size:
  * O(page + log n). Otherwise the view is walked in order, counting matches (the fallback the design allows).
- * The answer carries its JSON, spliced from each instance's own (serialised once per resourceVersion).
+ * The answer carries its JSON, spliced from each instance's own (serialised once per resourceVersion). A page read
+ * by position is kept in `answered` with the view's version, for every caller whose reach reads the same view.
  */
-export function listPage(index: InstanceIndex, authz: Authorizer, actor: Actor, query: api.InstanceListQuery): api.InstanceList {
+export function listPage(index: InstanceIndex, authz: Authorizer, actor: Actor, query: api.InstanceListQuery, answered?: PageMemo<api.InstanceList>): api.InstanceList {
   const page = query.page ?? 1;
   const pageSize = query.pageSize ?? 20;
   const first = (page - 1) * pageSize;
   const reach = reachOf(authz, actor, query.project);
   let items: IndexedInstance[] = [];
   let totalCount = 0;
+  let keep: ((list: api.InstanceList, text: string) => api.InstanceList) | undefined;
   if (!reach.projects || reach.projects.length > 0) {
-    const view = index.view({
+    const sorted = index.view({
       projects: reach.projects,
       namespace: query.namespace,
       kind: query.kind,
       rgdName: query.rgdName,
       health: query.health,
       sortBy: query.sortBy ?? 'name',
-    }).items;
+    });
+    const view = sorted.items;
     const at = query.sortOrder === 'desc' ? (i: number) => view[view.length - 1 - i] : (i: number) => view[i];
     const search = query.search?.trim().toLowerCase();
     if (!search && reach.itemLevel.size === 0) {
+      const key = `${sorted.key}\u0000${query.sortOrder === 'desc' ? 'desc' : 'asc'}\u0000${page}:${pageSize}`;
+      const kept = answered?.get(key, sorted, sorted.version);
+      if (kept) return kept;
+      keep = answered && ((list, text) => answered.keep(key, sorted, sorted.version, list, text.length));
       totalCount = view.length;
       for (let i = first; i < Math.min(view.length, first + pageSize); i++) items.push(at(i));
     } else {
@@ -113,5 +121,9 @@ export function listPage(index: InstanceIndex, authz: Authorizer, actor: Actor, 
     }
   }
   const list: api.InstanceList = { items: items.map((i) => i.instance), totalCount, page, pageSize };
-  return withJsonText(list, `{"items":[${list.items.map(jsonText).join(',')}],"totalCount":${totalCount},"page":${page},"pageSize":${pageSize}}`);
+  const text = `{"items":[${list.items.map(jsonText).join(',')}],"totalCount":${totalCount},"page":${page},"pageSize":${pageSize}}`;
+  withJsonText(list, text);
+  if (!keep) return list;
+  Object.freeze(list.items);
+  return keep(list, text);
 }

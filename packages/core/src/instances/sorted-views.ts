@@ -25,6 +25,10 @@ export interface Sortable {
 export interface SortedView<T extends Sortable> {
   /** Ascending by the sort key, then by id; a descending page reads it from the end. */
   readonly items: readonly T[];
+  /** What the view was built for (`viewKey` of its spec). */
+  readonly key: string;
+  /** Moves whenever an item enters or leaves (a changed item does both), so an answer read from it can be kept. */
+  readonly version: number;
 }
 
 const compareValues = (a: string | number, b: string | number) => (a < b ? -1 : a > b ? 1 : 0);
@@ -34,6 +38,7 @@ const MAX_VIEWS = 128;
 
 interface View<T extends Sortable> extends SortedView<T> {
   items: T[];
+  version: number;
   spec: ViewSpec;
   projects?: ReadonlySet<string>;
   compare: (a: T, b: T) => number;
@@ -87,7 +92,7 @@ export function createSortedViews<T extends Sortable>() {
         views.set(key, view);
         return view;
       }
-      view = { spec, items: [], projects: spec.projects && new Set(spec.projects), compare: comparatorFor(spec.sortBy) };
+      view = { key, version: 0, spec, items: [], projects: spec.projects && new Set(spec.projects), compare: comparatorFor(spec.sortBy) };
       for (const item of source()) if (accepts(view, item)) view.items.push(item);
       view.items.sort(view.compare);
       setBounded(views, MAX_VIEWS, key, view);
@@ -99,9 +104,15 @@ export function createSortedViews<T extends Sortable>() {
       for (const view of views.values()) {
         if (previous && accepts(view, previous)) {
           const at = lowerBound(view, previous);
-          if (view.items[at] === previous) view.items.splice(at, 1);
+          if (view.items[at] === previous) {
+            view.items.splice(at, 1);
+            view.version++;
+          }
         }
-        if (current && accepts(view, current)) view.items.splice(lowerBound(view, current), 0, current);
+        if (current && accepts(view, current)) {
+          view.items.splice(lowerBound(view, current), 0, current);
+          view.version++;
+        }
       }
     },
 

@@ -8,6 +8,7 @@ import { PorticoError } from '../../src/errors.js';
 import type { CreateInstanceInput, InstanceKey } from '../../src/types.js';
 import { resources } from '../../src/ports/cluster.js';
 import { actors, patchProject, projects, rgd, startWorld, waitUntil, type World } from './world.js';
+import { jsonText } from '../../src/json-text.js';
 
 const run = promisify(execFile);
 
@@ -254,24 +255,75 @@ describe('instances', () => {
 
     it("a member's counts are kept between changes, and follow a new instance, a deletion and a role change each on its own", async () => {
       const counted = () => world.instances.instanceCounts(actors.vic, ['webapp']).get('webapp') ?? 0;
+      const total = () => world.instances.count(actors.vic).count;
       const before = counted();
+      const totalBefore = total();
       expect(before).toBeGreaterThan(0);
       expect(world.instances.instanceCounts(actors.vic, ['webapp'])).toBe(world.instances.instanceCounts(actors.vic, ['webapp']));
+      expect(world.instances.count(actors.vic)).toBe(world.instances.count(actors.vic));
       const key = { namespace: 'dev', kind: 'WebApp', name: 'counted-one' };
       await world.instances.create(actors.alice, webapp('counted-one'));
       await waitUntil(() => world.instances.index.get(key) !== undefined, 10_000, 'the new instance indexed');
-      expect(counted()).toBe(before + 1);
+      expect([counted(), total()]).toEqual([before + 1, totalBefore + 1]);
       await world.instances.delete(actors.alice, key);
       await waitUntil(() => world.instances.index.get(key) === undefined, 10_000, 'the instance gone from the index');
-      expect(counted()).toBe(before);
+      expect([counted(), total()]).toEqual([before, totalBefore]);
       // Only the policy changes: vic's viewer role in alpha goes, and with it every alpha instance from vic's counts.
       const alpha = { destinations: projects.alpha.destinations.map((namespace) => ({ namespace })), roles: projects.alpha.roles };
       try {
         await patchProject(world, 'alpha', { ...alpha, roles: alpha.roles.map((r) => (r.name === 'viewer' ? { ...r, users: [] } : r)) });
-        expect(counted()).toBe(0);
+        expect([counted(), total()]).toEqual([0, 0]);
       } finally {
         await patchProject(world, 'alpha', alpha);
       }
+      expect([counted(), total()]).toEqual([before, totalBefore]);
+    });
+    it('a page is one answer between changes; a patch, a new instance and a role change each give a new one', async () => {
+      const q = { page: 1, pageSize: 50, sortBy: 'name' as const, sortOrder: 'asc' as const };
+      const page = () => world.instances.list(actors.vic, q);
+      const first = page();
+      expect(page()).toBe(first);
+      const key = { namespace: 'dev', kind: 'WebApp', name: 'alpha-one' };
+      const patched = await world.instances.patch(actors.alice, key, { spec: { replicas: 7 } });
+      await waitUntil(() => world.instances.index.get(key)?.instance.resourceVersion === patched.resourceVersion, 10_000, 'the patch indexed');
+      const afterPatch = page();
+      expect(afterPatch).not.toBe(first);
+      expect(afterPatch.items.find((i) => i.name === 'alpha-one')?.spec.replicas).toBe(7);
+      expect(JSON.parse(jsonText(afterPatch))).toEqual(JSON.parse(JSON.stringify(afterPatch)));
+      const added = { namespace: 'dev', kind: 'WebApp', name: 'paged-one' };
+      await world.instances.create(actors.alice, webapp('paged-one'));
+      await waitUntil(() => world.instances.index.get(added) !== undefined, 10_000, 'the new instance indexed');
+      expect(page().totalCount).toBe(afterPatch.totalCount + 1);
+      expect(page().items.map((i) => i.name)).toContain('paged-one');
+      await world.instances.delete(actors.alice, added);
+      await waitUntil(() => world.instances.index.get(added) === undefined, 10_000, 'the instance gone from the index');
+      expect(page().totalCount).toBe(afterPatch.totalCount);
+      const alpha = { destinations: projects.alpha.destinations.map((namespace) => ({ namespace })), roles: projects.alpha.roles };
+      try {
+        await patchProject(world, 'alpha', { ...alpha, roles: alpha.roles.map((r) => (r.name === 'viewer' ? { ...r, users: [] } : r)) });
+        expect(page().totalCount).toBe(0);
+      } finally {
+        await patchProject(world, 'alpha', alpha);
+      }
+      expect(page().totalCount).toBe(afterPatch.totalCount);
+    });
+
+    it("an RGD page is one answer between changes and follows the caller's instance counts", async () => {
+      const rgds = () => world.catalog.list(actors.vic, { pageSize: 100 });
+      const counted = () => rgds().items.find((r) => r.name === 'webapp')?.instances ?? 0;
+      const first = rgds();
+      expect(rgds()).toBe(first);
+      const before = counted();
+      expect(before).toBeGreaterThan(0);
+      const key = { namespace: 'dev', kind: 'WebApp', name: 'rgd-paged' };
+      await world.instances.create(actors.alice, webapp('rgd-paged'));
+      await waitUntil(() => world.instances.index.get(key) !== undefined, 10_000, 'the new instance indexed');
+      expect(counted()).toBe(before + 1);
+      expect(JSON.parse(jsonText(rgds())).items.find((r: { name: string }) => r.name === 'webapp').instances).toBe(before + 1);
+      // Another member's page of the same list carries its own counts, not vic's.
+      expect(world.catalog.list(actors.bob, { pageSize: 100 }).items.find((r) => r.name === 'webapp')?.instances).toBe(1);
+      await world.instances.delete(actors.alice, key);
+      await waitUntil(() => world.instances.index.get(key) === undefined, 10_000, 'the instance gone from the index');
       expect(counted()).toBe(before);
     });
   });

@@ -169,7 +169,13 @@ export async function startWorld(
   const projectInformer = createInformer(cluster, resources.project, { namespace: projectNamespace, logger });
   const rgdInformer = createInformer(cluster, resources.rgd, { logger });
   const authz = createAuthorizer({ projects: projectInformer, policyOf: projectPolicySource, serverAdmins: [], logger });
-  const catalog = createCatalog({ rgds: rgdInformer, authz, logger, instanceCounts: (actor) => instances.instanceCounts(actor) });
+  const catalog = createCatalog({
+    rgds: rgdInformer,
+    authz,
+    logger,
+    instanceCounts: (actor, names) => instances.instanceCounts(actor, names),
+    instanceCountsRevision: () => instances.index.countsRevision(),
+  });
   await Promise.all([projectInformer.start(), rgdInformer.start()]);
   await authz.ready();
 
