@@ -40,15 +40,17 @@ export function requestContext(portico: Portico) {
     const state = requestStateOf(portico.logger, requestId, peer);
     setRequestState(req, state);
 
-    const started = performance.now();
     const path = req.path ?? (req.url ?? '').split('?')[0];
-    res.once('finish', () => {
-      const level = probes.has(path) ? 'debug' : 'info';
-      if (!portico.logger.isLevelEnabled(level)) return;
-      // The path only: query strings can carry one-time codes and OIDC state.
-      const line = { method: req.method, path, status: res.statusCode, ms: Math.round(performance.now() - started), ip: peer.ip };
-      state.log[level](line, 'request');
-    });
+    const level = probes.has(path) ? 'debug' : 'info';
+    // The level is fixed for the life of the process: no listener at all when the line would not be written.
+    if (portico.logger.isLevelEnabled(level)) {
+      const started = performance.now();
+      res.once('finish', () => {
+        // The path only: query strings can carry one-time codes and OIDC state.
+        const line = { method: req.method, path, status: res.statusCode, ms: Math.round(performance.now() - started), ip: peer.ip };
+        state.log[level](line, 'request');
+      });
+    }
 
     try {
       assertDeclaredLength(req);

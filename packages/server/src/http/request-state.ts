@@ -13,15 +13,21 @@ export interface RequestState {
   unavailable?: string;
 }
 
-const states = new WeakMap<IncomingMessage, RequestState>();
+/**
+ * Kept on the request under a symbol of this module, which nothing else can name: a WeakMap entry per request
+ * made every garbage collection walk a table of short-lived keys.
+ */
+const STATE = Symbol('portico.requestState');
 
-export const setRequestState = (req: IncomingMessage, state: RequestState) => void states.set(req, state);
+type WithState = IncomingMessage & { [STATE]?: RequestState };
+
+export const setRequestState = (req: IncomingMessage, state: RequestState) => void ((req as WithState)[STATE] = state);
 
 /** The state when the request-context middleware ran, undefined otherwise (a request that never got one). */
-export const findRequestState = (req: IncomingMessage): RequestState | undefined => states.get(req);
+export const findRequestState = (req: IncomingMessage): RequestState | undefined => (req as WithState)[STATE];
 
 export function requestState(req: IncomingMessage): RequestState {
-  const state = states.get(req);
+  const state = (req as WithState)[STATE];
   if (!state) throw new Error('request state missing: the request-context middleware did not run');
   return state;
 }
