@@ -190,7 +190,7 @@ for (const r of results) {
     fmt(r.bytes),
     `${fmt(r.portico.rps)} req/s`,
     `${fmt(r.portico.p99, 1)} ms`,
-    `${fmt(r.plain.rps)} req/s`,
+    `${fmt(r.plain.rps)} req/s, p99 ${fmt(r.plain.p99, 1)} ms`,
     `${fmt(100 * share)}%`,
     '≥ 50%, p99 < 25 ms',
     mark(ok),
