@@ -3,7 +3,8 @@ import type { Pool } from 'pg';
 import type { Queryable } from './db.js';
 import { decodeTime, monotonicFactory, ulid } from 'ulid';
 import { canonicalEvent } from './chain.js';
-import type { AuditDraft, AuditEvent } from './types.js';
+import { configOf, readConfig, type ConfigRow } from './config.js';
+import type { AuditConfig, AuditDraft, AuditEvent } from './types.js';
 
 /**
  * ULID randomness from a pooled crypto buffer: the library's default asks Web Crypto for each of an id's 16
@@ -66,16 +67,37 @@ UPDATE audit_chain SET seq = last.seq, hash = last.hash, prev_hash = last.prev_h
   FROM (SELECT seq, prev_hash, hash FROM ins ORDER BY seq DESC LIMIT 1) AS last
  WHERE audit_chain.id = 1`;
 
-export async function appendBatch(pool: Queryable, events: readonly AuditEvent[]): Promise<void> {
-  const rows = events.map((e, i) => ({
+/**
+ * The same append, answering the configuration as the same statement reads it (`moved` runs whether or not it
+ * is read: PostgreSQL executes data-modifying WITH clauses exactly once), so the statement that stores a batch is
+ * also the proof that PostgreSQL answered, and the fresh configuration, for the operations that wait on it.
+ */
+const appendReadingConfigSql = appendSql
+  .replace('UPDATE audit_chain SET', ', moved AS (\nUPDATE audit_chain SET')
+  .replace(/WHERE audit_chain\.id = 1$/, `WHERE audit_chain.id = 1 RETURNING 1
+)
+SELECT enabled, retention_days, exclude_actions, exclude_resources FROM audit_config WHERE id = 1`);
+
+const appendRows = (events: readonly AuditEvent[]) =>
+  JSON.stringify(
+    events.map((e, i) => ({
     n: i + 1, id: e.id, ts: e.timestamp, user_id: e.userId, user_email: e.userEmail, source_ip: e.sourceIP, user_agent: e.userAgent,
     action: e.action, resource: e.resource, name: e.name, project: e.project ?? null, namespace: e.namespace ?? null,
     request_id: e.requestId, result: e.result, http_status: e.httpStatus, details: e.details, canon: canonicalEvent(e),
-  }));
-  await pool.query({ name: 'portico-audit-append', text: appendSql, values: [JSON.stringify(rows)] });
+    })),
+  );
+
+export async function appendBatch(pool: Queryable, events: readonly AuditEvent[]): Promise<void> {
+  await pool.query({ name: 'portico-audit-append', text: appendSql, values: [appendRows(events)] });
 }
 
-/** Appends one event on its own (tests, tools); the recorder goes through `createAppender`. */
+/** Appends a batch and answers the configuration read by the same statement. */
+export async function appendBatchReadingConfig(pool: Queryable, events: readonly AuditEvent[]): Promise<AuditConfig> {
+  const { rows } = await pool.query<ConfigRow>({ name: 'portico-audit-append-config', text: appendReadingConfigSql, values: [appendRows(events)] });
+  return configOf(rows[0]!);
+}
+
+/** Appends one event on its own (tests, tools); the recorder goes through `createAuditTrail`. */
 export async function appendEvent(pool: Pool, draft: AuditDraft, at?: number): Promise<AuditEvent> {
   const event = newEvent(draft, at);
   await appendBatch(pool, [event]);
@@ -85,33 +107,59 @@ export async function appendEvent(pool: Pool, draft: AuditDraft, at?: number): P
 const MAX_BATCH = 500;
 
 /**
- * Group commit for one replica: events arriving while a batch is being written go into the next batch,
- * so concurrent operations share one transaction (one WAL flush) instead of queueing one by one on the
- * chain head. Each caller learns whether its own event was stored. (Several batches on their way at once
- * measured slower: they queue on the chain head's row lock inside PostgreSQL, each with fewer events.)
+ * The recorder's one line to PostgreSQL: at most one statement on its way at a time, and each one both appends
+ * every event queued when it left and reads the configuration (a bare read when no event is queued).
+ *
+ * - `check()` answers the configuration from a statement whose answer comes after the call: the one on its way
+ *   (it has not answered yet), else a new one. It is the fail-closed proof an operation waits for before it runs.
+ * - `append()` resolves once the statement that carries the event has stored it, or rejects with its failure.
+ *
+ * Operations in flight together thus share statements in both roles (group commit: one transaction, one WAL
+ * flush per batch), so a replica makes about one statement per batch of operations instead of a read and an
+ * append for each: the round trip, not PostgreSQL's work, is what a statement costs the server most. Several
+ * statements on their way at once measured slower: they queue on the chain head's row lock, each with fewer events.
  */
-export function createAppender(pool: Pool): (draft: AuditDraft) => Promise<AuditEvent> {
+export interface AuditTrail {
+  check(): Promise<AuditConfig>;
+  append(draft: AuditDraft): Promise<AuditEvent>;
+}
+
+export function createAuditTrail(pool: Queryable): AuditTrail {
   let queue: { event: AuditEvent; resolve: () => void; reject: (error: unknown) => void }[] = [];
-  let writing = false;
-  const drain = async () => {
-    writing = true;
-    while (queue.length > 0) {
-      const batch = queue.slice(0, MAX_BATCH);
-      queue = queue.slice(batch.length);
-      try {
-        await appendBatch(pool, batch.map((p) => p.event));
+  let onItsWay: Promise<AuditConfig> | undefined;
+  const send = (): Promise<AuditConfig> => {
+    const batch = queue.slice(0, MAX_BATCH);
+    queue = queue.slice(batch.length);
+    const statement = batch.length > 0 ? appendBatchReadingConfig(pool, batch.map((p) => p.event)) : readConfig(pool);
+    // Cleared the moment the answer arrives, so no later check() takes it for a proof; whatever queued meanwhile
+    // leaves at once.
+    const settled = () => {
+      onItsWay = undefined;
+      if (queue.length > 0) send().catch(() => undefined);
+    };
+    const mine = statement.then(
+      (config) => {
+        settled();
         for (const p of batch) p.resolve();
-      } catch (error) {
+        return config;
+      },
+      (error: unknown) => {
+        settled();
         for (const p of batch) p.reject(error);
-      }
-    }
-    writing = false;
+        throw error;
+      },
+    );
+    onItsWay = mine;
+    return mine;
   };
-  return (draft) => {
-    const event = newEvent(draft);
-    return new Promise<AuditEvent>((resolve, reject) => {
-      queue.push({ event, resolve: () => resolve(event), reject });
-      if (!writing) void drain();
-    });
+  return {
+    check: () => onItsWay ?? send(),
+    append(draft) {
+      const event = newEvent(draft);
+      return new Promise<AuditEvent>((resolve, reject) => {
+        queue.push({ event, resolve: () => resolve(event), reject });
+        if (!onItsWay) send().catch(() => undefined);
+      });
+    },
   };
 }

@@ -1,14 +1,14 @@
 import type { Queryable } from './db.js';
 import type { AuditConfig } from './types.js';
 
-interface ConfigRow {
+export interface ConfigRow {
   enabled: boolean;
   retention_days: number;
   exclude_actions: string[];
   exclude_resources: string[];
 }
 
-const configOf = (row: ConfigRow): AuditConfig => ({
+export const configOf = (row: ConfigRow): AuditConfig => ({
   enabled: row.enabled,
   retentionDays: row.retention_days,
   excludeActions: row.exclude_actions,

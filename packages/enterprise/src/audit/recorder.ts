@@ -1,8 +1,8 @@
 import { isPorticoError, unavailable, type Logger } from '@portico/core';
 import type { Operation, OperationHook } from '@portico/server';
 import type { Pool } from 'pg';
-import { createAppender } from './append.js';
-import { isRecorded, readConfig } from './config.js';
+import { createAuditTrail } from './append.js';
+import { isRecorded } from './config.js';
 import { redact } from './redact.js';
 import type { AuditConfig, AuditDraft, AuditResult } from './types.js';
 
@@ -57,14 +57,11 @@ const trailDown = (cause: unknown) => unavailable('audit trail (PostgreSQL)', 5,
  * the moment between the operation and its record, the caller gets 503 and the record goes to the log.
  */
 export function createAuditRecorder(deps: { pool: Pool; logger: Logger }): OperationHook {
-  const append = createAppender(deps.pool);
-  // Operations that arrive while a read is on its way share it: its answer still comes after they arrived, so
-  // it proves PostgreSQL answered after each of them did, and concurrent operations cost one round trip.
-  let reading: Promise<AuditConfig> | undefined;
-  const currentConfig = () =>
-    (reading ??= readConfig(deps.pool).finally(() => {
-      reading = undefined;
-    }));
+  // Operations that arrive while a statement is on its way share it: its answer still comes after they arrived,
+  // so it proves PostgreSQL answered after each of them did (see createAuditTrail).
+  const trail = createAuditTrail(deps.pool);
+  const currentConfig = () => trail.check();
+  const append = (draft: AuditDraft) => trail.append(draft);
   return async <T>(facts: Operation, run: () => Promise<T>): Promise<T> => {
     let config: AuditConfig;
     try {

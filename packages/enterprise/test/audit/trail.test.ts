@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPool, type Pool } from '../../src/db/pool.js';
-import { appendBatch, appendEvent, createAppender, newEvent } from '../../src/audit/append.js';
+import type { Queryable } from '../../src/audit/db.js';
+import { appendBatch, appendEvent, createAuditTrail, newEvent } from '../../src/audit/append.js';
 import { readConfig, writeConfig } from '../../src/audit/config.js';
 import { exportEvents } from '../../src/audit/export.js';
 import { listEvents, getEvent } from '../../src/audit/query.js';
@@ -46,12 +47,33 @@ describe('audit trail in PostgreSQL', () => {
 
   it('appends from two replicas at once form one unbroken chain', async () => {
     // Each replica batches what arrives while it writes (group commit); both contend for the chain head.
-    const replicas = [createAppender(db.pool), createAppender(replicaB)];
-    const writes = Array.from({ length: 120 }, (_, i) => replicas[i % 2](draft(`u${i % 3}`)));
+    const replicas = [createAuditTrail(db.pool), createAuditTrail(replicaB)];
+    const writes = Array.from({ length: 120 }, (_, i) => replicas[i % 2]!.append(draft(`u${i % 3}`)));
     await Promise.all(writes);
     const { rows } = await db.pool.query<{ seq: string }>('SELECT seq FROM audit_events ORDER BY seq');
     expect(rows.map((r) => Number(r.seq))).toEqual(Array.from({ length: 120 }, (_, i) => i + 1));
     expect(await verifyChain(db.pool)).toEqual({ ok: true, checked: 120 });
+  });
+
+  it('operations in flight together share statements: a check joins the one on its way, appends queued meanwhile leave together', async () => {
+    let statements = 0;
+    const counted: Queryable = {
+      query: ((config: never) => {
+        statements += 1;
+        return db.pool.query(config);
+      }) as Queryable['query'],
+    };
+    const trail = createAuditTrail(counted);
+    const before = (await db.pool.query<{ n: string }>('SELECT count(*) AS n FROM audit_events')).rows[0].n;
+    const first = trail.append(draft('shared-0'));
+    const check = trail.check();
+    const rest = Array.from({ length: 9 }, (_, i) => trail.append(draft(`shared-${i + 1}`)));
+    expect((await check).enabled).toBe(true);
+    const stored = await Promise.all([first, ...rest]);
+    expect(statements).toBe(2);
+    const { rows } = await db.pool.query<{ id: string }>('SELECT id FROM audit_events ORDER BY seq OFFSET $1', [before]);
+    expect(rows.map((r) => r.id)).toEqual(stored.map((e) => e.id));
+    expect((await verifyChain(db.pool)).ok).toBe(true);
   });
 
   it('rows cannot be updated through SQL, and a row changed behind the trigger is named by verify', async () => {
