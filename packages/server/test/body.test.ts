@@ -131,3 +131,13 @@ describe('request bodies', () => {
     expect(Object.keys((await res.json()).details.fields)).toEqual(['body']);
   });
 });
+
+describe('JSON bodies and text that is not Unicode', () => {
+  it('refuses half of a surrogate pair spelled as an escape, in a value or a key, and keeps a whole pair', async () => {
+    const { parseJsonBody } = await import('../src/http/safe-json.js');
+    expect(parseJsonBody('{"note":"ok \\ud83d\\ude00","\\u00e9":"\\\\ud800 is only spelled"}')).toEqual({ note: 'ok \u{1F600}', é: '\\ud800 is only spelled' });
+    for (const body of ['{"note":"x \\ud800"}', '{"note":"\\udc00 y"}', '{"\\ud800":1}', '["\\ude00\\ud83d"]']) {
+      expect(() => parseJsonBody(body), body).toThrow(/not valid Unicode/);
+    }
+  });
+});

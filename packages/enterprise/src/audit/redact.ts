@@ -6,8 +6,17 @@ export const REDACTED = '[REDACTED]';
 
 const normalise = (key: string) => key.toLowerCase().replace(/[-_]/g, '');
 
-/** PostgreSQL text and jsonb cannot hold NUL; an attacker must not be able to make a record unwritable. */
-const clean = (text: string) => (text.includes('\u0000') ? text.replaceAll('\u0000', '\uFFFD') : text);
+/**
+ * PostgreSQL text and jsonb hold neither NUL nor half of a surrogate pair (a request body's JSON may spell either
+ * as an escape). An attacker must not be able to make a record unwritable, nor, since records are written in
+ * batches, the records of whoever acted at the same moment: both become U+FFFD.
+ */
+const loneSurrogates = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+const anySurrogate = /[\uD800-\uDFFF]/;
+const clean = (text: string) => {
+  const noNul = text.includes('\u0000') ? text.replaceAll('\u0000', '\uFFFD') : text;
+  return anySurrogate.test(noNul) ? noNul.replace(loneSurrogates, '\uFFFD') : noNul;
+};
 
 /**
  * A copy of `value` safe to keep forever: every secret-like field at every depth replaced by a marker,

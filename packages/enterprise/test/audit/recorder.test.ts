@@ -63,6 +63,20 @@ describe('the operation hook records one event per operation and fails closed', 
     expect(e).toMatchObject({ request_id: 'req-e', result: 'error', http_status: 500 });
   });
 
+  it('text PostgreSQL cannot store (NUL, a lone surrogate from a JSON escape) is recorded replaced, and spoils no other record', async () => {
+    const hook = record();
+    const before = (await rows()).length;
+    // JSON.parse turns the escapes of a request body into these; jsonb refuses both.
+    const hostile = facts({ requestId: 'req-hostile', input: { body: { description: 'a \u0000 b \ud800 c \udc00' } } });
+    const bystander = facts({ requestId: 'req-bystander' });
+    await Promise.all([hook(hostile, async () => 'ran'), hook(bystander, async () => 'ran'), hook(facts({ requestId: 'req-third' }), async () => 'ran')]);
+    const added = (await rows()).slice(before);
+    expect(added.map((r) => r.request_id).sort()).toEqual(['req-bystander', 'req-hostile', 'req-third']);
+    expect(added.find((r) => r.request_id === 'req-hostile').details.input.body.description).toBe('a \uFFFD b \uFFFD c \uFFFD');
+    // A well-formed pair (an emoji) is text like any other.
+    expect(redact({ note: 'ok \ud83d\ude00 \ud800' })).toEqual({ note: 'ok \u{1F600} \uFFFD' });
+  });
+
   it('excluded actions and resources, and a disabled trail, run without a record', async () => {
     const before = (await rows()).length;
     await writeConfig(db.pool, { enabled: true, retentionDays: 30, excludeActions: ['update'], excludeResources: [] });

@@ -61,5 +61,10 @@ describe('saved views (§12.4) in PostgreSQL', () => {
     expect(res.status).toBe(400);
     expect(res.body.code).toBe('VALIDATION_FAILED');
     expect(Object.keys(res.body.details.fields)).toEqual(expect.arrayContaining(['slug', 'name']));
+    // Half a surrogate pair (a JSON escape) cannot be stored in PostgreSQL's jsonb: a 400 up front, not a 500.
+    const slug = uniqueName('half');
+    const half = await admin.post('/api/v1/ee/views', { slug, name: 'x', filter: { tags: ['a \udc00'] } });
+    expect([half.status, half.body.code]).toEqual([400, 'BAD_REQUEST']);
+    expect((await admin.get(`/api/v1/ee/views/${slug}`)).status).toBe(404);
   });
 });

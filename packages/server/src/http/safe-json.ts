@@ -5,23 +5,30 @@ export const forbiddenKeys: ReadonlySet<string> = new Set(['__proto__', 'constru
 
 const forbiddenKey = () => badRequest('request contains a forbidden key', { reason: 'prototype pollution guard' });
 
+/** A surrogate escape (`\uD800`–`\uDFFF`) in the JSON text: the only way a body can carry half of a pair. */
+const surrogateEscape = /\\u[dD][89a-fA-F]/;
+const loneSurrogate = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+const notUnicode = () => badRequest('request body holds text that is not valid Unicode (an unpaired surrogate escape)', { reason: 'invalid text' });
+
 /**
  * JSON.parse with a reviver that refuses prototype keys anywhere in the document, and a fixed message for
- * malformed input (the parser's message may quote the body back).
+ * malformed input (the parser's message may quote the body back). Text that is not valid Unicode is refused
+ * too: the bytes of a body are checked as UTF-8 when read, but an escape can still spell half of a surrogate
+ * pair, which no store downstream (PostgreSQL's jsonb, a Kubernetes API server) keeps as it was sent.
  */
 export function parseJsonBody(text: string): unknown {
-  let refused = false;
+  let refusal: (() => Error) | undefined;
+  const checkText = surrogateEscape.test(text);
   let value: unknown;
   try {
     value = JSON.parse(text, function reviver(key, v) {
-      if (forbiddenKeys.has(key)) {
-        refused = true;
-        throw forbiddenKey();
-      }
+      if (forbiddenKeys.has(key)) refusal = forbiddenKey;
+      else if (checkText && (loneSurrogate.test(key) || (typeof v === 'string' && loneSurrogate.test(v)))) refusal = notUnicode;
+      if (refusal) throw refusal();
       return v;
     });
   } catch {
-    throw refused ? forbiddenKey() : badRequest('malformed JSON body');
+    throw refusal ? refusal() : badRequest('malformed JSON body');
   }
   return value;
 }

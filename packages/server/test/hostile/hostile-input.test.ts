@@ -55,6 +55,9 @@ const cases: Case[] = [
   { name: 'an oversized roles array', req: json('POST', '/api/v1/projects', { name: 'roles', roles: Array.from({ length: 500 }, (_, i) => ({ name: `r${i}` })) }), asAdmin: true, watch: 'projects', status: 400 },
   { name: 'a 900 KB policy list', req: json('POST', '/api/v1/projects', { name: 'pol', roles: [{ name: 'r', policies: Array.from({ length: 200 }, () => 'x'.repeat(4500)) }] }), asAdmin: true, watch: 'projects', status: 400 },
 
+  // text that is not Unicode: an escape of half a surrogate pair, in a value and in a key
+  { name: 'an unpaired high surrogate escape in a value', req: json('POST', '/api/v1/projects', '{"name":"half1","description":"x \\ud800 y","destinations":[{"namespace":"dev"}]}'), asAdmin: true, watch: 'projects', status: 400, code: 'BAD_REQUEST' },
+  { name: 'an unpaired low surrogate escape in a key', req: json('POST', '/api/v1/projects', '{"name":"half2","destinations":[{"namespace":"dev","\\udc00":1}]}'), asAdmin: true, watch: 'projects', status: 400, code: 'BAD_REQUEST' },
   // prototype pollution keys
   { name: '__proto__ at the top of a body', req: json('POST', '/api/v1/projects', '{"__proto__":{"polluted":"yes"},"name":"proto1","destinations":[{"namespace":"dev"}]}'), asAdmin: true, watch: 'projects', status: 400 },
   { name: 'constructor.prototype in a body', req: json('POST', '/api/v1/projects', '{"name":"proto2","constructor":{"prototype":{"polluted":"yes"}}}'), asAdmin: true, watch: 'projects', status: 400 },
