@@ -1,5 +1,5 @@
 import type { ServerMessage, SubscriptionFilter } from '@portico/api';
-import type { InstanceRef, PorticoClient } from '@portico/client';
+import { isPorticoApiError, type InstanceRef, type PorticoClient } from '@portico/client';
 import type { Command } from 'commander';
 import type { App } from '../app.js';
 import { renderJsonPath } from '../output/jsonpath.js';
@@ -51,7 +51,13 @@ export async function followInstance(app: App, client: PorticoClient, ref: Insta
   await followEvents(app, client, { resourceType: 'instances', namespace: ref.namespace || undefined, name: ref.name }, async (m) => {
     if (!about(m, ref)) return;
     if (m.type === 'instance_update' && m.data.action === 'delete') return 'stop'; // nothing left to read
-    await show();
+    try {
+      await show();
+    } catch (error) {
+      // The read of an earlier change can meet the instance already gone, its deletion still on its way to us.
+      if (isPorticoApiError(error) && error.code === 'NOT_FOUND') return 'stop';
+      throw error;
+    }
   });
 }
 
