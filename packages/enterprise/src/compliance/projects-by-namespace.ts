@@ -1,4 +1,4 @@
-import { createInformer, destinationAllows, resources, type Cluster, type Disposable, type Informer, type Logger } from '@portico/core';
+import { createInformer, destinationAllows, resources, type Cluster, type Disposable, type Informer, type KubeObject, type Logger } from '@portico/core';
 
 /**
  * Which project a namespace belongs to, from the Project resources' destinations: the project that names the
@@ -13,17 +13,23 @@ export interface ProjectsByNamespace {
   stop(): void;
 }
 
+const destinationsOf = (project: KubeObject) => (Array.isArray(project.spec?.destinations) ? project.spec.destinations : []);
+const destinationsKey = (project: KubeObject) => JSON.stringify(destinationsOf(project));
+
 export function createProjectsByNamespace(cluster: Cluster, logger: Logger): ProjectsByNamespace {
   const informer: Informer = createInformer(cluster, resources.project, { logger });
   let memo = new Map<string, string | undefined>();
   const listeners = new Set<() => void>();
-  const subscription = informer.on(() => {
+  // Only destinations decide which project a namespace belongs to: a change of roles or bindings (the common
+  // write to a Project) leaves every answer as it was, and re-deriving every violation's project for it would
+  // cost each member change a walk over all violations in force.
+  const subscription = informer.on((event) => {
+    if (event.type === 'MODIFIED' && event.previous && destinationsKey(event.previous) === destinationsKey(event.object)) return;
     memo = new Map();
     for (const listener of [...listeners]) listener();
   });
   const lookup = (namespace: string): string | undefined => {
     const projects = informer.list().sort((a, b) => a.metadata.name.localeCompare(b.metadata.name));
-    const destinationsOf = (p: (typeof projects)[number]) => (Array.isArray(p.spec?.destinations) ? p.spec.destinations : []);
     const exact = projects.find((p) => destinationsOf(p).some((d: { namespace?: unknown }) => d?.namespace === namespace));
     return (exact ?? projects.find((p) => destinationAllows(destinationsOf(p), namespace)))?.metadata.name;
   };

@@ -70,4 +70,27 @@ describe('the compliance index grouped by project', () => {
     await eventually(() => Promise.resolve(index.violationsOfProject('payments').length), (n) => n === 3, 'the change to reach the groups');
     for (const project of ['payments', 'default']) expect(index.violationsOfProject(project)).toEqual(byProjectFiltering(index, project));
   });
+
+  it('projects-by-namespace tells its listeners when destinations change, not when roles or bindings do', async () => {
+    let told = 0;
+    const subscription = projects.onChange(() => void (told += 1));
+    try {
+      const project = (destinations: string[], users: string[]) => ({
+        destinations: destinations.map((namespace) => ({ namespace })),
+        roles: [{ name: 'viewer', description: '', policies: ['instances/*, get, allow'], users, groups: [] }],
+      });
+      await cluster.create(resources.project, { apiVersion: 'portico.dev/v1alpha1', kind: 'Project', metadata: { name: 'quiet', namespace: 'portico' }, spec: project(['quiet-a'], []) });
+      await eventually(() => Promise.resolve(projects.projectOf('quiet-a')), (p) => p === 'quiet', 'the new project to own its namespace');
+      const before = told;
+      // A binding (the common write to a Project), then a destination change: events arrive in order, so once the
+      // second is told, the first was seen and told nobody.
+      await cluster.patch(resources.project, 'quiet', { spec: project(['quiet-a'], ['ursula']) }, { namespace: 'portico' });
+      await cluster.patch(resources.project, 'quiet', { spec: project(['quiet-a', 'quiet-b'], ['ursula']) }, { namespace: 'portico' });
+      await eventually(() => Promise.resolve(told), (n) => n > before, 'the destination change told');
+      expect(told).toBe(before + 1);
+      expect(projects.projectOf('quiet-b')).toBe('quiet');
+    } finally {
+      subscription.close();
+    }
+  });
 });
