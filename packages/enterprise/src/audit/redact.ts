@@ -11,12 +11,7 @@ const normalise = (key: string) => key.toLowerCase().replace(/[-_]/g, '');
  * as an escape). An attacker must not be able to make a record unwritable, nor, since records are written in
  * batches, the records of whoever acted at the same moment: both become U+FFFD.
  */
-const loneSurrogates = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
-const anySurrogate = /[\uD800-\uDFFF]/;
-const clean = (text: string) => {
-  const noNul = text.includes('\u0000') ? text.replaceAll('\u0000', '\uFFFD') : text;
-  return anySurrogate.test(noNul) ? noNul.replace(loneSurrogates, '\uFFFD') : noNul;
-};
+const clean = (text: string) => (text.includes('\u0000') ? text.replaceAll('\u0000', '\uFFFD') : text).toWellFormed();
 
 /**
  * A copy of `value` safe to keep forever: every secret-like field at every depth replaced by a marker,

@@ -7,7 +7,6 @@ const forbiddenKey = () => badRequest('request contains a forbidden key', { reas
 
 /** A surrogate escape (`\uD800`–`\uDFFF`) in the JSON text: the only way a body can carry half of a pair. */
 const surrogateEscape = /\\u[dD][89a-fA-F]/;
-const loneSurrogate = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 const notUnicode = () => badRequest('request body holds text that is not valid Unicode (an unpaired surrogate escape)', { reason: 'invalid text' });
 
 /**
@@ -23,7 +22,7 @@ export function parseJsonBody(text: string): unknown {
   try {
     value = JSON.parse(text, function reviver(key, v) {
       if (forbiddenKeys.has(key)) refusal = forbiddenKey;
-      else if (checkText && (loneSurrogate.test(key) || (typeof v === 'string' && loneSurrogate.test(v)))) refusal = notUnicode;
+      else if (checkText && (!key.isWellFormed() || (typeof v === 'string' && !v.isWellFormed()))) refusal = notUnicode;
       if (refusal) throw refusal();
       return v;
     });
