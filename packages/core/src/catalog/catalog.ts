@@ -97,9 +97,11 @@ export function createCatalog(deps: CatalogDeps): Catalog {
     visibleSorted.clear();
     filtersFor.clear();
   });
-  const visibleSortedBy = (actor: Actor, sortBy: RgdSortBy, order: SortOrder): IndexedEntry[] => {
-    if (authz.isServerAdmin(actor)) return sortedBy(sortBy, order);
-    const key = `${sortBy}:${order}\n${actorKey(actor)}`;
+  /** Whose catalog a caller sees: '' for every Server Admin (they all see the same), else its subjects. */
+  const viewerOf = (actor: Actor) => (authz.isServerAdmin(actor) ? '' : actorKey(actor));
+  const visibleSortedBy = (actor: Actor, sortBy: RgdSortBy, order: SortOrder, viewer = viewerOf(actor)): IndexedEntry[] => {
+    if (viewer === '') return sortedBy(sortBy, order);
+    const key = `${sortBy}:${order}\n${viewer}`;
     let items = visibleSorted.get(key);
     if (!items) {
       const visible = visibilityFor(authz, actor);
@@ -230,12 +232,13 @@ export function createCatalog(deps: CatalogDeps): Catalog {
       const sortBy: RgdSortBy = isRgdSortBy(query.sortBy) ? query.sortBy : 'name';
       const order: SortOrder = query.sortOrder === 'desc' ? 'desc' : 'asc';
       const first = (page - 1) * pageSize;
-      const visible = visibleSortedBy(actor, sortBy, order);
+      const viewer = viewerOf(actor);
+      const visible = visibleSortedBy(actor, sortBy, order, viewer);
       const filter = hasFilter(query) ? filterKey(query) : '';
       const source = filter ? matchingIn(visible, query, filter) : visible;
       const countsRevision = deps.instanceCounts ? deps.instanceCountsRevision?.() : 0;
       // A Server Admin's counts are everyone's; a member's are its own.
-      const memoKey = `${sortBy}:${order}\u0000${filter}\u0000${page}:${pageSize}\u0000${authz.isServerAdmin(actor) ? '' : actorKey(actor)}`;
+      const memoKey = `${sortBy}:${order}\u0000${filter}\u0000${page}:${pageSize}\u0000${viewer}`;
       const kept = countsRevision === undefined ? undefined : answered.get(memoKey, source, countsRevision);
       if (kept) return kept;
 
@@ -287,14 +290,14 @@ export function createCatalog(deps: CatalogDeps): Catalog {
     },
 
     filters(actor) {
-      const key = authz.isServerAdmin(actor) ? '*' : actorKey(actor);
+      const key = viewerOf(actor);
       const cached = filtersFor.get(key);
       if (cached) return cached;
       // Keyed case-insensitively, like the filters they feed: "Web" and "web" are one choice (first by name wins).
       const categories = new Map<string, string>();
       const tags = new Map<string, string>();
       const projects = new Set<string>();
-      for (const { entry } of visibleSortedBy(actor, 'name', 'asc')) {
+      for (const { entry } of visibleSortedBy(actor, 'name', 'asc', key)) {
         if (!categories.has(entry.category.toLowerCase())) categories.set(entry.category.toLowerCase(), entry.category);
         for (const tag of entry.tags) if (!tags.has(tag.toLowerCase())) tags.set(tag.toLowerCase(), tag);
         if (entry.project) projects.add(entry.project);
