@@ -4,8 +4,60 @@ export type Json = null | boolean | number | string | Json[] | { [key: string]: 
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-/** Normalises caller input to plain JSON (drops undefined, rejects functions), so memory and disk agree. */
-export const toJson = <T>(value: T): T => JSON.parse(JSON.stringify(value)) as T;
+/**
+ * Normalises caller input to plain JSON, so memory and disk agree: the value JSON.parse(JSON.stringify(value))
+ * gives. Plain objects, arrays and primitives are copied without printing and re-reading their strings (an
+ * instance's timeline annotation alone is ~9 KB of escaped JSON, patched on every change of state); anything
+ * else (a Date or other toJSON, a class instance, a `__proto__` key, a bigint, a cycle) takes the round trip.
+ */
+export function toJson<T>(value: T): T {
+  const copied = typeof value === 'object' && value !== null ? plainCopy(value, 0) : notPlain;
+  return (copied === notPlain ? JSON.parse(JSON.stringify(value)) : copied) as T;
+}
+
+const notPlain: unique symbol = Symbol('not plain JSON');
+/** Deeper than this is left to JSON itself (which also reports cycles the way callers know). */
+const maxPlainDepth = 200;
+/** What JSON leaves out of an object and writes as null in an array. */
+const omitted = (v: unknown) => v === undefined || typeof v === 'function' || typeof v === 'symbol';
+
+function plainCopy(value: unknown, depth: number): unknown {
+  switch (typeof value) {
+    case 'string':
+    case 'boolean':
+      return value;
+    case 'number':
+      return Number.isFinite(value) ? (value === 0 ? 0 : value) : null; // -0 prints as 0, NaN and ±Infinity as null
+    case 'object':
+      break;
+    default:
+      return notPlain; // bigint (JSON throws on it)
+  }
+  if (value === null) return null;
+  if (depth > maxPlainDepth || typeof (value as { toJSON?: unknown }).toJSON === 'function') return notPlain;
+  if (Array.isArray(value)) {
+    const out: unknown[] = new Array(value.length);
+    for (let i = 0; i < value.length; i++) {
+      const v: unknown = value[i];
+      const c = omitted(v) ? null : plainCopy(v, depth + 1);
+      if (c === notPlain) return notPlain;
+      out[i] = c;
+    }
+    return out;
+  }
+  const proto: unknown = Object.getPrototypeOf(value);
+  if (proto !== Object.prototype && proto !== null) return notPlain;
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(value)) {
+    if (key === '__proto__') return notPlain;
+    const v: unknown = (value as Record<string, unknown>)[key];
+    if (omitted(v)) continue;
+    const c = plainCopy(v, depth + 1);
+    if (c === notPlain) return notPlain;
+    out[key] = c;
+  }
+  return out;
+}
 
 export const clone = <T>(value: T): T => structuredClone(value);
 
