@@ -46,7 +46,7 @@ export function createInstanceHistory(deps: { cluster: Cluster; catalog: Catalog
     children,
 
     timeline(item: IndexedInstance): api.InstanceTimeline {
-      return { items: readTimeline(item.object) };
+      return { items: [...readTimeline(item.object)] };
     },
 
     /** One field-selected list per involved object: the cost follows the instance's size, not the namespace's. */

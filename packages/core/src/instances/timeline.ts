@@ -1,4 +1,5 @@
 import type * as api from '@portico/api';
+import { setBounded } from '../bounded-map.js';
 import type { KubeObject } from '../ports/cluster.js';
 import { instanceAnnotations } from './instance-resource.js';
 
@@ -23,16 +24,38 @@ function parseEntry(raw: unknown): api.TimelineEntry | undefined {
   return entry;
 }
 
-/** The recorded entries, oldest first. Instances made before Portico recorded anything get their creation. */
-export function readTimeline(obj: KubeObject): api.TimelineEntry[] {
-  const annotations = obj.metadata.annotations ?? {};
+/**
+ * Timelines this process wrote or parsed lately, by annotation text. Every recorded status change reads back the
+ * text the previous one wrote (up to 50 entries, ~9 KB): parsing it and serialising it again cost more than the
+ * rest of the write. Text is the whole key, so an entry is never stale; 256 of them hold a few MB.
+ */
+const known = new Map<string, readonly api.TimelineEntry[]>();
+const maxKnown = 256;
+/** Each known timeline's entries as JSON, so appending one entry serialises that entry only. */
+const entryTexts = new WeakMap<readonly api.TimelineEntry[], readonly string[]>();
+
+function remember(text: string, entries: api.TimelineEntry[], texts: string[]): readonly api.TimelineEntry[] {
+  const frozen = Object.freeze(entries.map((e) => Object.freeze(e)));
+  entryTexts.set(frozen, texts);
+  return setBounded(known, maxKnown, text, frozen);
+}
+
+function parseTimeline(text: string): readonly api.TimelineEntry[] {
   let stored: unknown;
   try {
-    stored = JSON.parse(annotations[timelineAnnotation] ?? '[]');
+    stored = JSON.parse(text);
   } catch {
     stored = []; // someone hand-edited it badly: start from what the object itself says
   }
   const entries = (Array.isArray(stored) ? stored : []).map(parseEntry).filter((e): e is api.TimelineEntry => e !== undefined);
+  return remember(text, entries, entries.map((e) => JSON.stringify(e)));
+}
+
+/** The recorded entries, oldest first (frozen). Instances made before Portico recorded anything get their creation. */
+export function readTimeline(obj: KubeObject): readonly api.TimelineEntry[] {
+  const annotations = obj.metadata.annotations ?? {};
+  const text = annotations[timelineAnnotation] ?? '[]';
+  const entries = known.get(text) ?? parseTimeline(text);
   if (entries.length > 0) return entries;
   const createdAt = annotations[instanceAnnotations.createdAt] ?? obj.metadata.creationTimestamp;
   if (!createdAt) return [];
@@ -40,24 +63,33 @@ export function readTimeline(obj: KubeObject): api.TimelineEntry[] {
   return [{ timestamp: createdAt, type: 'created', ...(actor ? { actor } : {}), message: `created ${obj.kind} ${obj.metadata.name}` }];
 }
 
+/** The first and the newest after it, at most maxTimelineEntries. */
+const bounded = <T>(list: T[]): T[] => (list.length > maxTimelineEntries ? [list[0], ...list.slice(list.length - maxTimelineEntries + 1)] : list);
+
 /** The annotation value with `entry` appended, bounded to maxTimelineEntries. */
-export function withEntry(entries: api.TimelineEntry[], entry: api.TimelineEntry): string {
-  const all = [...entries, entry];
-  const kept = all.length > maxTimelineEntries ? [all[0], ...all.slice(all.length - maxTimelineEntries + 1)] : all;
-  return JSON.stringify(kept);
+export function withEntry(entries: readonly api.TimelineEntry[], entry: api.TimelineEntry): string {
+  const texts = entryTexts.get(entries) ?? entries.map((e) => JSON.stringify(e));
+  const entryText = JSON.stringify(entry);
+  const keptTexts = bounded([...texts, entryText]);
+  // What JSON.stringify(kept) gives: an array's JSON is its elements' JSON joined by commas.
+  const text = `[${keptTexts.join(',')}]`;
+  // Kept as a reader of the text would see it (parsed), so this replica and the others read the same entries.
+  const written = parseEntry(JSON.parse(entryText));
+  if (written) remember(text, bounded([...entries, written]), keptTexts);
+  return text;
 }
 
 /** The state a status entry records: kro's `status.state` ('' before kro has looked). */
 export const recordedStateOf = (obj: KubeObject): string => (typeof obj.status?.state === 'string' ? obj.status.state : '');
 
 /** The state the last status entry moved to ('' when none was recorded yet). */
-export function lastRecordedState(entries: api.TimelineEntry[]): string {
+export function lastRecordedState(entries: readonly api.TimelineEntry[]): string {
   for (let i = entries.length - 1; i >= 0; i--) if (entries[i].type === 'status') return entries[i].toState ?? '';
   return '';
 }
 
 /** A status entry for the object as it is now, or undefined when its state is the one last recorded. */
-export function statusEntry(obj: KubeObject, entries: api.TimelineEntry[], timestamp: string): api.TimelineEntry | undefined {
+export function statusEntry(obj: KubeObject, entries: readonly api.TimelineEntry[], timestamp: string): api.TimelineEntry | undefined {
   const toState = recordedStateOf(obj);
   const fromState = lastRecordedState(entries);
   if (toState === fromState) return undefined;

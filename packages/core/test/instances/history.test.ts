@@ -122,10 +122,28 @@ describe('instance history', () => {
     for (let i = 0; i < maxTimelineEntries + 20; i++) {
       value = withEntry(readTimeline(object), { timestamp: '2026-01-01T00:00:01Z', type: 'updated', message: `change ${i}` });
       object.metadata.annotations[timelineAnnotation] = value;
+      // What is read back (kept from the write) is what the text says.
+      expect(readTimeline(object)).toEqual(JSON.parse(value));
     }
     const entries = readTimeline(object);
     expect(entries).toHaveLength(maxTimelineEntries);
     expect(entries[0].type).toBe('created');
     expect(entries.at(-1)!.message).toBe(`change ${maxTimelineEntries + 19}`);
+  });
+
+  it('writes the annotation as the JSON of its entries, whoever wrote the text before', () => {
+    // Text from elsewhere (another replica, a hand edit): other key order, a key Portico does not know, indentation.
+    const foreign = JSON.stringify([{ message: 'created', extra: 1, type: 'created', timestamp: '2026-01-01T00:00:00Z' }], null, 2);
+    const object = { apiVersion: 'kro.run/v1alpha1', kind: 'WebApp', metadata: { name: 'y', annotations: { [timelineAnnotation]: foreign } } };
+    const created = { timestamp: '2026-01-01T00:00:00Z', type: 'created', message: 'created' };
+    const ready = { timestamp: '2026-01-01T00:00:02Z', type: 'status', message: 'Ready', toState: 'ACTIVE' } as const;
+    const first = withEntry(readTimeline(object), ready);
+    expect(first).toBe(JSON.stringify([created, ready]));
+    object.metadata.annotations[timelineAnnotation] = first;
+    const again = { timestamp: '2026-01-01T00:00:03Z', type: 'status', message: 'IN_PROGRESS', fromState: 'ACTIVE', toState: 'IN_PROGRESS' } as const;
+    expect(withEntry(readTimeline(object), again)).toBe(JSON.stringify([created, ready, again]));
+    // A hand edit that is not JSON: the timeline starts again from the creation the object records.
+    object.metadata.annotations[timelineAnnotation] = '[{"type":';
+    expect(readTimeline(object)).toEqual([]);
   });
 });
