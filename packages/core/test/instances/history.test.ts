@@ -142,6 +142,16 @@ describe('instance history', () => {
     object.metadata.annotations[timelineAnnotation] = first;
     const again = { timestamp: '2026-01-01T00:00:03Z', type: 'status', message: 'IN_PROGRESS', fromState: 'ACTIVE', toState: 'IN_PROGRESS' } as const;
     expect(withEntry(readTimeline(object), again)).toBe(JSON.stringify([created, ready, again]));
+    // Same length, same newest entries, another oldest one (a hand edit of the creation): read as it is.
+    let long = first;
+    for (let i = 0; i < 10; i++) {
+      object.metadata.annotations[timelineAnnotation] = long;
+      long = withEntry(readTimeline(object), { ...again, message: `step ${i}` });
+    }
+    const edited = long.replace('"created","message":"created"', '"created","message":"CREATED"');
+    expect(edited.length).toBe(long.length);
+    object.metadata.annotations[timelineAnnotation] = edited;
+    expect(readTimeline(object)[0].message).toBe('CREATED');
     // A hand edit that is not JSON: the timeline starts again from the creation the object records.
     object.metadata.annotations[timelineAnnotation] = '[{"type":';
     expect(readTimeline(object)).toEqual([]);
