@@ -36,8 +36,9 @@ interface KnownTimeline {
 const known = new Map<string, KnownTimeline>();
 const maxKnown = 256;
 /**
- * The map's key: the length and the end of the text, where the newest entry is. Hashing the whole text for every
- * lookup and insert cost as much as a third of recording a change; the stored text settles the rest.
+ * The map's key: the length and the end of the text, where the newest entry is. With the whole ~9 KB text as the
+ * key, the map's own work (a new text is flattened and hashed on every insert and lookup) was a tenth of the CPU
+ * of recording a change; the stored text settles whether a hit is the text asked for.
  */
 const keyOf = (text: string) => `${text.length}:${text.slice(-120)}`;
 /** Each known timeline's entries as JSON, so appending one entry serialises that entry only. */
