@@ -144,28 +144,51 @@ export function createAuthorizer(deps: AuthorizerDeps): Authorizer {
 
   let readyPromise: Promise<void> | undefined;
 
-  const subjectsOf = (actor: Actor) => actorSubjects(actor);
+  // An actor (one request's, or one socket's) never changes, and neither does the global policy or a built
+  // project policy (a change builds a new one): what an actor holds in each is worked out once per pair, not on
+  // every decision, of which a list or an event makes one per item.
+  const subjectsMemo = new WeakMap<Actor, readonly string[]>();
+  const subjectsOf = (actor: Actor): readonly string[] => {
+    let subjects = subjectsMemo.get(actor);
+    if (!subjects) subjectsMemo.set(actor, (subjects = actorSubjects(actor)));
+    return subjects;
+  };
+
+  const globalRolesMemo = new WeakMap<Actor, ReadonlySet<string>>();
+  /** The actor's global roles, sorted. */
+  function globalRoleSet(actor: Actor): ReadonlySet<string> {
+    let roles = globalRolesMemo.get(actor);
+    if (!roles) {
+      const held = new Set<string>();
+      for (const subject of subjectsOf(actor)) for (const role of global.grouping.get(subject) ?? []) held.add(role);
+      globalRolesMemo.set(actor, (roles = new Set([...held].sort())));
+    }
+    return roles;
+  }
 
   function globalRoles(actor: Actor): string[] {
-    let roles: Set<string> | undefined;
-    for (const subject of subjectsOf(actor)) {
-      for (const role of global.grouping.get(subject) ?? []) (roles ??= new Set()).add(role);
-    }
-    return roles ? [...roles].sort() : [];
+    return [...globalRoleSet(actor)];
   }
 
   function globalAllows(actor: Actor, object: string, action: string): boolean {
     // Global lines name roles only, so the actor's global roles are its whole subject set there; without one,
     // no line can match and Casbin would answer no after scanning them (the common, non-admin case).
-    const roles = globalRoles(actor);
-    if (roles.length === 0) return false;
-    return global.enforcer.decide(new Set(roles), object, action);
+    const roles = globalRoleSet(actor);
+    if (roles.size === 0) return false;
+    return global.enforcer.decide(roles, object, action);
   }
 
+  const roleSubjectsMemo = new WeakMap<Actor, WeakMap<ProjectPolicy, ReadonlySet<string>>>();
   /** The actor's role subjects in one project, from the binding index (user and group bindings together). */
-  function roleSubjectsIn(actor: Actor, policy: ProjectPolicy): Set<string> {
-    const roles = new Set<string>();
-    for (const subject of subjectsOf(actor)) for (const role of policy.bindings.get(subject) ?? []) roles.add(role);
+  function roleSubjectsIn(actor: Actor, policy: ProjectPolicy): ReadonlySet<string> {
+    let byPolicy = roleSubjectsMemo.get(actor);
+    let roles = byPolicy?.get(policy);
+    if (!roles) {
+      const held = new Set<string>();
+      for (const subject of subjectsOf(actor)) for (const role of policy.bindings.get(subject) ?? []) held.add(role);
+      if (!byPolicy) roleSubjectsMemo.set(actor, (byPolicy = new WeakMap()));
+      byPolicy.set(policy, (roles = held));
+    }
     return roles;
   }
 
