@@ -144,26 +144,32 @@ export function createAuthorizer(deps: AuthorizerDeps): Authorizer {
 
   let readyPromise: Promise<void> | undefined;
 
-  // An actor (one request's, or one socket's) never changes, and neither does the global policy or a built
-  // project policy (a change builds a new one): what an actor holds in each is worked out once per pair, not on
-  // every decision, of which a list or an event makes one per item.
-  const subjectsMemo = new WeakMap<Actor, readonly string[]>();
-  const subjectsOf = (actor: Actor): readonly string[] => {
-    let subjects = subjectsMemo.get(actor);
-    if (!subjects) subjectsMemo.set(actor, (subjects = actorSubjects(actor)));
-    return subjects;
+  // An actor (a token's, kept while the token is, or a socket's) never changes, and neither does the global
+  // policy or a built project policy (a change builds a new one): what an actor holds in each is worked out once
+  // per pair, in one record per actor, not on every decision, of which a list or an event makes one per item.
+  interface Held {
+    subjects: readonly string[];
+    /** Global roles, sorted. */
+    globalRoles?: ReadonlySet<string>;
+    /** Role subjects per project policy, by the policy object. */
+    inPolicy?: WeakMap<ProjectPolicy, ReadonlySet<string>>;
+  }
+  const heldBy = new WeakMap<Actor, Held>();
+  const heldOf = (actor: Actor): Held => {
+    let held = heldBy.get(actor);
+    if (!held) heldBy.set(actor, (held = { subjects: actorSubjects(actor) }));
+    return held;
   };
+  const subjectsOf = (actor: Actor): readonly string[] => heldOf(actor).subjects;
 
-  const globalRolesMemo = new WeakMap<Actor, ReadonlySet<string>>();
-  /** The actor's global roles, sorted. */
   function globalRoleSet(actor: Actor): ReadonlySet<string> {
-    let roles = globalRolesMemo.get(actor);
-    if (!roles) {
-      const held = new Set<string>();
-      for (const subject of subjectsOf(actor)) for (const role of global.grouping.get(subject) ?? []) held.add(role);
-      globalRolesMemo.set(actor, (roles = new Set([...held].sort())));
+    const held = heldOf(actor);
+    if (!held.globalRoles) {
+      const roles = new Set<string>();
+      for (const subject of held.subjects) for (const role of global.grouping.get(subject) ?? []) roles.add(role);
+      held.globalRoles = new Set([...roles].sort());
     }
-    return roles;
+    return held.globalRoles;
   }
 
   function globalRoles(actor: Actor): string[] {
@@ -178,16 +184,14 @@ export function createAuthorizer(deps: AuthorizerDeps): Authorizer {
     return global.enforcer.decide(roles, object, action);
   }
 
-  const roleSubjectsMemo = new WeakMap<Actor, WeakMap<ProjectPolicy, ReadonlySet<string>>>();
   /** The actor's role subjects in one project, from the binding index (user and group bindings together). */
   function roleSubjectsIn(actor: Actor, policy: ProjectPolicy): ReadonlySet<string> {
-    let byPolicy = roleSubjectsMemo.get(actor);
-    let roles = byPolicy?.get(policy);
+    const held = heldOf(actor);
+    let roles = held.inPolicy?.get(policy);
     if (!roles) {
-      const held = new Set<string>();
-      for (const subject of subjectsOf(actor)) for (const role of policy.bindings.get(subject) ?? []) held.add(role);
-      if (!byPolicy) roleSubjectsMemo.set(actor, (byPolicy = new WeakMap()));
-      byPolicy.set(policy, (roles = held));
+      const found = new Set<string>();
+      for (const subject of held.subjects) for (const role of policy.bindings.get(subject) ?? []) found.add(role);
+      (held.inPolicy ??= new WeakMap()).set(policy, (roles = found));
     }
     return roles;
   }
