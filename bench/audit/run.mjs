@@ -21,7 +21,13 @@ const load = () => loadavg().map((n) => n.toFixed(1)).join(' ');
 async function mutations(edition) {
   const server = startChild(here('./server.mjs'), [], { BENCH_EDITION: edition, BENCH_PROJECTS: String(connections) }, profileDir ? { execArgv: ['--expose-gc', '--cpu-prof', `--cpu-prof-dir=${profileDir}`] } : process.env.BENCH_SERVER_ARGS ? { execArgv: process.env.BENCH_SERVER_ARGS.split(' ') } : {});
   const info = await server.ready;
+  const cpuBefore = await server.request({ cmd: 'cpu' });
+  const t0 = performance.now();
   const result = await mutationLoad({ url: `http://127.0.0.1:${info.port}`, token: info.token, projectPrefix: info.projectPrefix, connections, durationMs });
+  const cpuAfter = await server.request({ cmd: 'cpu' });
+  // Server CPU over the whole load (warm-up included) per mutation answered in it, at the measured rate.
+  const mutationsRun = (result.rps * (performance.now() - t0)) / 1000;
+  result.cpuPerMutationUs = (cpuAfter.user - cpuBefore.user + cpuAfter.system - cpuBefore.system) / mutationsRun;
   return { server, info, result };
 }
 
@@ -56,6 +62,7 @@ printTable(
     ['mutations/s (POST+DELETE binding)', fmt(o.rps), fmt(e.rps), `${fmt(100 * share, 1)}%`, '≥ 70%', ok(share >= 0.7)],
     ['mutation p50', `${fmt(o.p50, 2)} ms`, `${fmt(e.p50, 2)} ms`, `+${fmt(e.p50 - o.p50, 2)} ms`, '', ''],
     ['mutation p99', `${fmt(o.p99, 2)} ms`, `${fmt(e.p99, 2)} ms`, `+${fmt(e.p99 - o.p99, 2)} ms`, '< 2 ms added', ok(e.p99 - o.p99 < 2)],
+    ['server CPU per mutation', `${fmt(o.cpuPerMutationUs)} µs`, `${fmt(e.cpuPerMutationUs)} µs`, `+${fmt(e.cpuPerMutationUs - o.cpuPerMutationUs)} µs`, '', ''],
     ['failed / unexpected answers', `${o.errors} / ${o.unexpected}`, `${e.errors} / ${e.unexpected}`, '', '0', ok(o.errors + o.unexpected + e.errors + e.unexpected === 0)],
     ['audit events written during the run', '', fmt(recorded.count), '', '', ''],
     [`GET /audit/events?userId&from=24h ago (${fmt(rows)} rows)`, '', `p50 ${fmt(query.p50, 2)} ms`, '', '', ''],

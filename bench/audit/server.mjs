@@ -67,6 +67,9 @@ const handlers = {
     await seedAuditRows(direct, rows);
     return { ms: performance.now() - t0 };
   },
+  cpu() {
+    return process.cpuUsage();
+  },
   'rss-start'() {
     global.gc?.();
     const before = process.memoryUsage().rss;
