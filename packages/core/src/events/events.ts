@@ -3,7 +3,7 @@ import type { Logger } from '../logger.js';
 import type { Disposable } from '../ports/cluster.js';
 import type { KeyValue } from '../ports/keyvalue.js';
 import type { DomainEvent, EventsService } from '../types.js';
-import { jsonText, withLastMember } from '../json-text.js';
+import { jsonText, withJsonText, withLastMember } from '../json-text.js';
 import { createOrdering } from './ordering.js';
 import { setBounded } from '../bounded-map.js';
 
@@ -65,36 +65,79 @@ interface WireMessage {
   events: DomainEvent[];
 }
 
-/** A message's text: each event's data written from the text it may carry (an index's instance, made once). */
-function messageText(message: WireMessage): string {
-  const events = message.events.map((event) => {
+/**
+ * A message's text. Each event's data is written from the text it may carry (an index's instance, made once), and
+ * `dataAt` says where each data text starts and ends (-1 when absent), so a replica that receives the message takes
+ * those texts as they are instead of serialising the parsed data again for every frame it sends. `seq` numbers the
+ * publisher's messages, so the publisher finds its own message when it comes back without reading its whole text.
+ * Both are fields a receiver that does not know them ignores.
+ */
+function messageText(message: WireMessage, seq: number): string {
+  let text = `{"v":1,"origin":${JSON.stringify(message.origin)},"seq":${seq},"timestamp":${JSON.stringify(message.timestamp)},"events":[`;
+  const dataAt: number[] = [];
+  message.events.forEach((event, i) => {
+    if (i > 0) text += ',';
     const head = JSON.stringify({ ...event, data: undefined });
     // Absent (or not JSON at all, a function): left out, as JSON.stringify of the message would.
     const data = event.data === undefined ? undefined : (jsonText(event.data) as string | undefined);
-    return data === undefined ? head : withLastMember(head, 'data', data);
+    if (data === undefined) {
+      text += head;
+      dataAt.push(-1, -1);
+      return;
+    }
+    const eventText = withLastMember(head, 'data', data);
+    const start = text.length + eventText.length - 1 - data.length;
+    text += eventText;
+    dataAt.push(start, start + data.length);
   });
-  return `{"v":1,"origin":${JSON.stringify(message.origin)},"timestamp":${JSON.stringify(message.timestamp)},"events":[${events.join(',')}]}`;
+  return `${text}],"dataAt":[${dataAt.join(',')}]}`;
+}
+
+/**
+ * Gives each parsed event's data the text it was parsed from (see `messageText`). A position that does not frame
+ * a value of the parsed kind (a publisher that does not write `dataAt`, or writes it wrong) is ignored: that data
+ * is serialised again when sent, as before.
+ */
+function keepDataTexts(message: WireMessage & { dataAt?: unknown }, raw: string): void {
+  const at = message.dataAt;
+  if (!Array.isArray(at) || at.length !== 2 * message.events.length) return;
+  message.events.forEach((event, i) => {
+    const data = event?.data;
+    const start = at[2 * i];
+    const end = at[2 * i + 1];
+    if (data === null || typeof data !== 'object' || !Number.isInteger(start) || !Number.isInteger(end) || start < 0 || end > raw.length) return;
+    const [open, close] = Array.isArray(data) ? ['[', ']'] : ['{', '}'];
+    if (raw[start] !== open || raw[end - 1] !== close) return;
+    withJsonText(data, raw.slice(start, end));
+  });
 }
 
 /** Messages in flight before they come back in (at most this many are kept; older ones are parsed like any other). */
 const maxSentHere = 2_048;
 
 /**
- * What this process published, by text, until its own subscription hands it back: the same message comes back
+ * What this process published, by number, until its own subscription hands it back: the same message comes back
  * as the object it left as instead of being parsed again (a burst of status changes parsed every instance's JSON
  * once more). Receivers treat events as read-only either way. A message that never comes back (the channel was
- * down) ages out.
+ * down) ages out. A message is ours when it starts with our origin; its number finds it, and the text, compared
+ * whole, confirms it (another process given the same replica id would publish other texts).
  */
-function createSentMessages() {
-  const sent = new Map<string, WireMessage>();
+function createSentMessages(replicaId: string) {
+  const sent = new Map<number, { text: string; message: WireMessage }>();
+  const ours = `{"v":1,"origin":${JSON.stringify(replicaId)},"seq":`;
+  let seq = 0;
   return {
-    remember(text: string, message: WireMessage) {
-      setBounded(sent, maxSentHere, text, message);
+    next: () => ++seq,
+    remember(seqOf: number, text: string, message: WireMessage) {
+      setBounded(sent, maxSentHere, seqOf, { text, message });
     },
     take(text: string): WireMessage | undefined {
-      const message = sent.get(text);
-      if (message !== undefined) sent.delete(text);
-      return message;
+      if (!text.startsWith(ours)) return undefined;
+      const n = Number.parseInt(text.slice(ours.length, text.indexOf(',', ours.length)), 10);
+      const kept = sent.get(n);
+      if (kept === undefined || kept.text !== text) return undefined;
+      sent.delete(n);
+      return kept.message;
     },
   };
 }
@@ -113,7 +156,7 @@ export function createEvents(deps: { kv: KeyValue; logger: Logger; replicaId?: s
   const replicaId = deps.replicaId ?? randomUUID();
   const listeners = new Set<(event: PublishedEvent) => void>();
   const ordering = createOrdering();
-  const sentHere = createSentMessages();
+  const sentHere = createSentMessages(replicaId);
   let subscription: Disposable | undefined;
   let closed = false;
 
@@ -128,17 +171,21 @@ export function createEvents(deps: { kv: KeyValue; logger: Logger; replicaId?: s
   };
 
   const deliver = (raw: string) => {
-    let message: unknown = sentHere.take(raw);
-    if (message === undefined)
+    let message = sentHere.take(raw);
+    if (message === undefined) {
+      let parsed: unknown;
       try {
-        message = JSON.parse(raw);
+        parsed = JSON.parse(raw);
       } catch {
         logger.warn('dropping a malformed event message');
         return;
       }
-    if (!isWireMessage(message)) {
-      logger.warn('dropping an event message of unknown shape');
-      return;
+      if (!isWireMessage(parsed)) {
+        logger.warn('dropping an event message of unknown shape');
+        return;
+      }
+      keepDataTexts(parsed, raw);
+      message = parsed;
     }
     for (const domainEvent of message.events) {
       if (!domainEvent || typeof domainEvent.type !== 'string') continue;
@@ -198,8 +245,9 @@ export function createEvents(deps: { kv: KeyValue; logger: Logger; replicaId?: s
     }
     // Stamped when it leaves, after the claim: the time it was published, also when that took retries.
     const message: WireMessage = { v: 1, origin: replicaId, timestamp: new Date().toISOString(), events: item.events };
-    const text = messageText(message);
-    sentHere.remember(text, message);
+    const seq = sentHere.next();
+    const text = messageText(message, seq);
+    sentHere.remember(seq, text, message);
     await kv.publish(eventsChannel, text);
     return true;
   };

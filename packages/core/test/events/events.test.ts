@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createMemoryKeyValue } from '../../src/adapters/memory-kv.js';
 import { createRedisKeyValue } from '../../src/adapters/redis-kv.js';
-import { createEvents, type Events, type PublishedEvent } from '../../src/events/index.js';
-import { jsonText, withLazyJsonText, withSplicedJsonText } from '../../src/json-text.js';
+import { createEvents, eventsChannel, type Events, type PublishedEvent } from '../../src/events/index.js';
+import { jsonText, withJsonText, withLazyJsonText, withSplicedJsonText } from '../../src/json-text.js';
 import { createLogger } from '../../src/logger.js';
 import { deleteRedisKeys, redisAddress } from '../support/redis.js';
 import type { KeyValue } from '../../src/ports/keyvalue.js';
@@ -89,6 +89,44 @@ describe('events over one real Redis', () => {
     }
   });
 
+  it("a replica sends another replica's event data in the very text it arrived as, and only where the message frames such a value", async () => {
+    const a = events(redisKv(), 'replica-a');
+    await a.ready();
+    const got = collect(a);
+    // Hand-written messages, as another replica (or an older one without `dataAt`) would publish them.
+    const spaced = '{ "name": "spaced" }';
+    const head = '{"v":1,"origin":"replica-z","seq":1,"timestamp":"2026-01-01T00:00:00.000Z","events":[{"type":"instance_update","name":"spaced","data":';
+    const text = `${head}${spaced}}],"dataAt":[${head.length},${head.length + spaced.length}]}`;
+    const wrongSpan = text.replace(`"dataAt":[${head.length},`, `"dataAt":[${head.length + 1},`).replace('"name":"spaced","data"', '"name":"wrong","data"');
+    const older = `${head}${spaced}}]}`.replace('"name":"spaced","data"', '"name":"older","data"');
+    const kv = redisKv();
+    for (const message of [text, wrongSpan, older]) await kv.publish(eventsChannel, message);
+    await waitUntil(() => got.length === 3);
+    expect(got.map((e) => [e.name, jsonText(e.data)])).toEqual([
+      ['spaced', spaced],
+      ['wrong', '{"name":"spaced"}'],
+      ['older', '{"name":"spaced"}'],
+    ]);
+  });
+
+  it('what one replica publishes, the other sends in the same texts: every data of a message is found where it was written', async () => {
+    const a = events(redisKv(), 'replica-a');
+    const b = events(redisKv(), 'replica-b');
+    await Promise.all([a.ready(), b.ready()]);
+    const got = collect(b);
+    // Texts JSON.stringify would not write (spaces), so only the published text can explain what b sends.
+    const texts = ['{ "name": "é \\"q\\" 😀" }', '[ 1, { "a": [] } ]', '{ }'];
+    const datas = [withJsonText({ name: 'é "q" 😀' }, texts[0]!), withJsonText([1, { a: [] }], texts[1]!), withJsonText({}, texts[2]!)];
+    await a.publishAll([
+      { ...event('first'), data: datas[0] },
+      { type: 'counts_changed' },
+      { ...event('second'), data: datas[1] },
+      { ...event('third'), data: datas[2] },
+    ]);
+    await waitUntil(() => got.length === 4);
+    expect(got.map((e) => (e.data === undefined ? undefined : jsonText(e.data)))).toEqual([texts[0], undefined, texts[1], texts[2]]);
+  });
+
   it('with a claim, two replicas observing the same change publish it once', async () => {
     const a = events(redisKv(), 'replica-a');
     const b = events(redisKv(), 'replica-b');
@@ -125,6 +163,24 @@ describe('events in one process', () => {
     await bus.publish(event('two'));
     await waitUntil(() => got.length === 3);
     expect(got).toEqual(['first:one', 'second:one', 'second:two']);
+    await kv.close();
+  });
+
+  it('a message that only looks like one of ours (same origin and number, other text) is read for what it says', async () => {
+    const kv = createMemoryKeyValue();
+    // replica-a's own messages are held on their way, so another one can arrive while they are out.
+    const held: string[] = [];
+    const holding: KeyValue = { ...kv, publish: async (_channel, message) => void held.push(message) };
+    const a = events(holding, 'replica-a');
+    await a.ready();
+    const got = collect(a);
+    await a.publish(event('mine'));
+    const impostor = held[0]!.replace(/"name":"mine"/g, '"name":"impostor"');
+    expect(impostor.startsWith('{"v":1,"origin":"replica-a","seq":1,')).toBe(true);
+    await kv.publish(eventsChannel, impostor);
+    await kv.publish(eventsChannel, held[0]!);
+    await waitUntil(() => got.length === 2);
+    expect(got.map((e) => e.name)).toEqual(['impostor', 'mine']);
     await kv.close();
   });
 });
