@@ -392,6 +392,33 @@ describe('embedded cluster: simulated kro', () => {
     });
   });
 
+  it("discovery follows RGDs and CRDs as they come and go, and its answers are the caller's own", async () => {
+    const cluster = await start();
+    const crdRef = { group: 'example.com', version: 'v1', kind: 'Widget', plural: 'widgets', namespaced: true };
+    const crd = (versions: { name: string; served: boolean }[]) => ({
+      apiVersion: 'apiextensions.k8s.io/v1',
+      kind: 'CustomResourceDefinition',
+      metadata: { name: 'widgets.example.com' },
+      spec: { group: 'example.com', names: { kind: 'Widget', plural: 'widgets' }, scope: 'Namespaced', versions },
+    });
+    const crdResource = { group: 'apiextensions.k8s.io', version: 'v1', kind: 'CustomResourceDefinition', plural: 'customresourcedefinitions', namespaced: false };
+    expect(await cluster.discover('example.com', 'v1', 'Widget')).toBeUndefined();
+    await cluster.create(crdResource, crd([{ name: 'v1', served: true }]));
+    expect(await cluster.discover('example.com', 'v1', 'Widget')).toEqual(crdRef);
+    await cluster.patch(crdResource, 'widgets.example.com', { spec: { versions: [{ name: 'v1', served: false }] } });
+    expect(await cluster.discover('example.com', 'v1', 'Widget')).toBeUndefined();
+
+    await cluster.create(resources.rgd, webAppRgd());
+    await cluster.controller.settle();
+    const found = (await cluster.discover('kro.run', 'v1alpha1', 'WebApp'))!;
+    expect(found).toEqual(webAppRef);
+    found.plural = 'changed-by-the-caller';
+    expect(await cluster.discover('kro.run', 'v1alpha1', 'WebApp')).toEqual(webAppRef);
+    await cluster.delete(resources.rgd, 'webapp');
+    await cluster.controller.settle();
+    expect(await cluster.discover('kro.run', 'v1alpha1', 'WebApp')).toBeUndefined();
+  });
+
   it('marks an RGD with a dependency cycle Inactive', async () => {
     const cluster = await start();
     await cluster.create(resources.rgd, {

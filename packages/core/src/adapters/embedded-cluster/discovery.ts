@@ -27,6 +27,3 @@ export function splitApiVersion(apiVersion: string): { group: string; version: s
   const i = apiVersion.lastIndexOf('/');
   return i < 0 ? { group: '', version: apiVersion } : { group: apiVersion.slice(0, i), version: apiVersion.slice(i + 1) };
 }
-
-export const sameKind = (a: ResourceRef, b: { group: string; version: string; kind: string }) =>
-  a.group === b.group && a.version === b.version && a.kind === b.kind;

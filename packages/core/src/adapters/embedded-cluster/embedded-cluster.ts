@@ -2,7 +2,7 @@ import path from 'node:path';
 import { createLogger, type Logger } from '../../logger.js';
 import { createKroController, type KroController } from './kro/index.js';
 import { refKey, resources, type Cluster, type Disposable, type KubeObject, type ResourceRef } from '../../ports/cluster.js';
-import { builtinRef, customResourceDefinition, instanceRefOf, refsOfCrd, sameKind } from './discovery.js';
+import { builtinRef, customResourceDefinition, instanceRefOf, refsOfCrd } from './discovery.js';
 import { createFileStore } from './file-store.js';
 import { applyManifests, manifestsDigest, parseManifestFiles, readManifestFiles } from './manifests.js';
 
@@ -64,19 +64,37 @@ export async function createEmbeddedCluster(opts: EmbeddedClusterOptions = {}): 
   });
   const store = createObjectStore({ watchHub, fileStore, now, initial });
 
+  /**
+   * Every kind the stored RGDs and CRDs declare (the first declaration of a kind wins, RGDs before CRDs), worked
+   * out in one pass and kept until an RGD or a CRD changes: discovery runs per instance create and per catalog
+   * kind, and a start over 1,000 catalog kinds would otherwise read every RGD once per kind.
+   */
+  let declared: { rgds: number; crds: number; kinds: Map<string, ResourceRef> } | undefined;
+  const kindKey = (group: string, version: string, kind: string) => `${group}/${version}/${kind}`;
+  const declaredKinds = (): Map<string, ResourceRef> => {
+    const rgds = store.revision(resources.rgd);
+    const crds = store.revision(customResourceDefinition);
+    if (declared?.rgds === rgds && declared.crds === crds) return declared.kinds;
+    const kinds = new Map<string, ResourceRef>();
+    const add = (ref: ResourceRef) => {
+      const key = kindKey(ref.group, ref.version, ref.kind);
+      if (!kinds.has(key)) kinds.set(key, ref);
+    };
+    // Read in place: only spec.schema (and a CRD's names and versions) is needed.
+    for (const rgd of store.stored(resources.rgd)) {
+      const ref = instanceRefOf(rgd);
+      if (ref) add(ref);
+    }
+    for (const crd of store.stored(customResourceDefinition)) refsOfCrd(crd).forEach(add);
+    declared = { rgds, crds, kinds };
+    return kinds;
+  };
+
   const discover = async (group: string, version: string, kind: string): Promise<ResourceRef | undefined> => {
     const builtin = builtinRef(group, version, kind);
     if (builtin) return builtin;
-    // Read in place: discovery runs per instance create and per catalog kind, and needs only spec.schema.
-    for (const rgd of store.stored(resources.rgd)) {
-      const declared = instanceRefOf(rgd);
-      if (declared && sameKind(declared, { group, version, kind })) return declared;
-    }
-    for (const crd of store.stored(customResourceDefinition)) {
-      const defined = refsOfCrd(crd).find((ref) => sameKind(ref, { group, version, kind }));
-      if (defined) return defined;
-    }
-    return undefined;
+    const ref = declaredKinds().get(kindKey(group, version, kind));
+    return ref && { ...ref };
   };
 
   try {

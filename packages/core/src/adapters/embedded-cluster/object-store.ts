@@ -22,6 +22,8 @@ export interface ObjectStore {
   refs(): ResourceRef[];
   /** The stored (frozen) objects of a resource, unsorted: for the store's own lookups (discovery). */
   stored(ref: ResourceRef): Iterable<Readonly<KubeObject>>;
+  /** Moves whenever what `stored(ref)` holds changes (also when a write is undone), at once: for memos of it. */
+  revision(ref: ResourceRef): number;
   /** Every stored object, for a snapshot. */
   everything(): Iterable<{ ref: ResourceRef; object: KubeObject }>;
   list(ref: ResourceRef, opts?: { namespace?: string; labelSelector?: string; fieldSelector?: string }): KubeObject[];
@@ -48,6 +50,7 @@ const SERVER_FIELDS = ['name', 'namespace', 'uid', 'resourceVersion', 'creationT
 interface RefObjects {
   ref: ResourceRef;
   objects: Map<string, KubeObject>;
+  revision: number;
 }
 
 /** How often (in commits) the store asks whether the journal is due for compaction. */
@@ -73,7 +76,7 @@ export function createObjectStore(opts: {
     const key = refKey(ref);
     let entry = byRef.get(key);
     if (!entry) {
-      entry = { ref: { ...ref }, objects: new Map() };
+      entry = { ref: { ...ref }, objects: new Map(), revision: 0 };
       byRef.set(key, entry);
     }
     return entry;
@@ -113,11 +116,13 @@ export function createObjectStore(opts: {
     counter += 1;
     next.metadata.resourceVersion = String(counter);
     deepFreeze(next);
-    const objects = refObjects(ref).objects;
+    const stored = refObjects(ref);
+    const objects = stored.objects;
     const key = keyOf(next.metadata.name, next.metadata.namespace);
     const previous = objects.get(key);
     if (type === 'DELETED') objects.delete(key);
     else objects.set(key, next);
+    stored.revision += 1;
     const durable = fileStore ? fileStore.append({ rv: counter, ref, object: next, deleted: type === 'DELETED' }) : Promise.resolve();
     return durable.then(
       () => {
@@ -135,6 +140,7 @@ export function createObjectStore(opts: {
         if ((type === 'DELETED' ? !objects.has(key) : objects.get(key) === next)) {
           if (previous) objects.set(key, previous);
           else objects.delete(key);
+          stored.revision += 1;
         }
         throw unavailable('embedded cluster storage', 1, err);
       },
@@ -178,6 +184,8 @@ export function createObjectStore(opts: {
     refs: () => [...byRef.values()].map((e) => ({ ...e.ref })),
 
     stored: (ref) => byRef.get(refKey(ref))?.objects.values() ?? [],
+
+    revision: (ref) => byRef.get(refKey(ref))?.revision ?? 0,
 
     *everything() {
       for (const { ref, objects } of byRef.values()) for (const object of objects.values()) yield { ref, object };
