@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { mkdtemp, readdir, readFile, rm, writeFile, mkdir } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, stat, writeFile, mkdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -170,6 +170,27 @@ describe('embedded cluster: persistence', () => {
     expect((await again.list(resources.secret, { namespace: 'default' })).items).toEqual(items);
     expect(Number((await again.list(resources.secret)).resourceVersion)).toBeGreaterThanOrEqual(Number(resourceVersion));
   });
+
+  it('folds a journal longer than the state into the snapshot when it stops, and starts again from it', async () => {
+    const dataDir = await tempDir();
+    const files = async () => (await filesUnder(dataDir)).map((f) => path.relative(dataDir, f)).sort();
+    const n = 11_000;
+    const first = await start({ dataDir });
+    await Promise.all(Array.from({ length: n }, (_, i) => first.create(resources.secret, secret(`s${i}`, 'default'))));
+    await stop(first);
+    // One journal line per object is no longer than the state: a stop leaves it as it is.
+    expect(await files()).toEqual(['journal.ndjson']);
+    const second = await start({ dataDir });
+    await Promise.all(Array.from({ length: n / 5 }, (_, i) => second.patch(resources.secret, `s${i}`, { data: { n: 'MQ==' } }, { namespace: 'default' })));
+    // Longer than the state now, though not yet twice as long (when a running cluster compacts).
+    expect(await files()).toEqual(['journal.ndjson']);
+    const { items } = await second.list(resources.secret, { namespace: 'default' });
+    await stop(second);
+    expect(await files()).toEqual(['journal.ndjson', 'snapshot.ndjson']);
+    expect((await stat(path.join(dataDir, 'journal.ndjson'))).size).toBe(0);
+    const third = await start({ dataDir });
+    expect((await third.list(resources.secret, { namespace: 'default' })).items).toEqual(items);
+  }, 60_000);
 
   it('drops a journal line torn by a crash with a warning, and removes temp files anywhere in the data dir', async () => {
     const dataDir = await tempDir();

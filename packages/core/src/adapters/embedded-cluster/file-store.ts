@@ -29,8 +29,12 @@ export interface FileStore {
    * journal line can be lost between the capture and the truncate.
    */
   compact(capture: () => { objects: { ref: ResourceRef; object: KubeObject }[]; resourceVersion: number }): Promise<void>;
-  /** True when the journal has outgrown the state it describes (or an old layout was read): time to compact. */
-  needsCompaction(liveObjects: number): boolean;
+  /**
+   * True when the journal has outgrown the state it describes (or an old layout was read): time to compact. At a
+   * stop (`stopping`) the bar is lower: a journal longer than the state is worth a snapshot, which the next start
+   * then reads instead of replaying every change.
+   */
+  needsCompaction(liveObjects: number, opts?: { stopping?: boolean }): boolean;
   /** A short note kept beside the state (written atomically), undefined when there is none. */
   readNote(name: string): Promise<string | undefined>;
   writeNote(name: string, text: string): Promise<void>;
@@ -267,7 +271,8 @@ export function createFileStore(dataDir: string, logger: Logger): FileStore {
       return compacting;
     },
 
-    needsCompaction: (liveObjects) => legacyImported || journalLines > Math.max(MIN_COMPACTION_LINES, 2 * liveObjects),
+    needsCompaction: (liveObjects, opts = {}) =>
+      legacyImported || journalLines > Math.max(MIN_COMPACTION_LINES, (opts.stopping ? 1 : 2) * liveObjects),
 
     async close() {
       await compacting;

@@ -35,8 +35,8 @@ export interface ObjectStore {
   delete(ref: ResourceRef, name: string, namespace?: string): Promise<void>;
   /** Called synchronously after every committed change (the simulated controller wakes on it). */
   onChange(listener: (ref: ResourceRef, object: KubeObject) => void): () => void;
-  /** Rewrites the snapshot when the journal has outgrown the state (a no-op without a FileStore). */
-  compactIfDue(): Promise<void>;
+  /** Rewrites the snapshot when the journal has outgrown the state (a no-op without a FileStore); see needsCompaction. */
+  compactIfDue(opts?: { stopping?: boolean }): Promise<void>;
   /** Waits for in-flight writes; later mutations fail. */
   close(): Promise<void>;
 }
@@ -279,11 +279,11 @@ export function createObjectStore(opts: {
       return () => listeners.delete(listener);
     },
 
-    async compactIfDue() {
+    async compactIfDue(opts) {
       if (!fileStore) return;
       let live = 0;
       for (const { objects } of byRef.values()) live += objects.size;
-      if (!fileStore.needsCompaction(live)) return;
+      if (!fileStore.needsCompaction(live, opts)) return;
       await fileStore.compact(() => ({ objects: [...this.everything()], resourceVersion: counter }));
     },
 
