@@ -105,9 +105,10 @@ function keepDataTexts(message: WireMessage & { dataAt?: unknown }, raw: string)
     const data = event?.data;
     const start = at[2 * i];
     const end = at[2 * i + 1];
-    if (data === null || typeof data !== 'object' || !Number.isInteger(start) || !Number.isInteger(end) || start < 0 || end > raw.length) return;
-    const [open, close] = Array.isArray(data) ? ['[', ']'] : ['{', '}'];
-    if (raw[start] !== open || raw[end - 1] !== close) return;
+    if (data === null || typeof data !== 'object' || !Number.isInteger(start) || !Number.isInteger(end)) return;
+    if (start < 0 || end <= start || end > raw.length) return;
+    const array = Array.isArray(data);
+    if (raw[start] !== (array ? '[' : '{') || raw[end - 1] !== (array ? ']' : '}')) return;
     withJsonText(data, raw.slice(start, end));
   });
 }

@@ -3,7 +3,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createMemoryKeyValue } from '../../src/adapters/memory-kv.js';
 import { createRedisKeyValue } from '../../src/adapters/redis-kv.js';
 import { createEvents, eventsChannel, type Events, type PublishedEvent } from '../../src/events/index.js';
-import { jsonText, withJsonText, withLazyJsonText, withSplicedJsonText } from '../../src/json-text.js';
+import { jsonBytes, jsonText, withJsonText, withLazyJsonText, withSplicedJsonText } from '../../src/json-text.js';
 import { createLogger } from '../../src/logger.js';
 import { deleteRedisKeys, redisAddress } from '../support/redis.js';
 import type { KeyValue } from '../../src/ports/keyvalue.js';
@@ -99,13 +99,21 @@ describe('events over one real Redis', () => {
     const text = `${head}${spaced}}],"dataAt":[${head.length},${head.length + spaced.length}]}`;
     const wrongSpan = text.replace(`"dataAt":[${head.length},`, `"dataAt":[${head.length + 1},`).replace('"name":"spaced","data"', '"name":"wrong","data"');
     const older = `${head}${spaced}}]}`.replace('"name":"spaced","data"', '"name":"older","data"');
+    // A second event whose span runs backwards, from its own data to the end of the first one's: both ends are braces.
+    const head2 = '{"v":1,"origin":"replica-z","seq":2,"timestamp":"2026-01-01T00:00:00.000Z","events":[{"type":"instance_update","name":"first","data":';
+    const mid = '},{"type":"instance_update","name":"reversed","data":';
+    const firstEnd = head2.length + '{"n":1}'.length;
+    const reversed = `${head2}{"n":1}${mid}{"n":2}}],"dataAt":[${head2.length},${firstEnd},${firstEnd + mid.length},${firstEnd}]}`;
     const kv = redisKv();
-    for (const message of [text, wrongSpan, older]) await kv.publish(eventsChannel, message);
-    await waitUntil(() => got.length === 3);
-    expect(got.map((e) => [e.name, jsonText(e.data)])).toEqual([
-      ['spaced', spaced],
-      ['wrong', '{"name":"spaced"}'],
-      ['older', '{"name":"spaced"}'],
+    for (const message of [text, wrongSpan, older, reversed]) await kv.publish(eventsChannel, message);
+    await waitUntil(() => got.length === 5);
+    // Both ways a server writes a value (text, bytes) must see the same JSON.
+    expect(got.map((e) => [e.name, jsonText(e.data), jsonBytes(e.data).toString('utf8')])).toEqual([
+      ['spaced', spaced, spaced],
+      ['wrong', '{"name":"spaced"}', '{"name":"spaced"}'],
+      ['older', '{"name":"spaced"}', '{"name":"spaced"}'],
+      ['first', '{"n":1}', '{"n":1}'],
+      ['reversed', '{"n":2}', '{"n":2}'],
     ]);
   });
 
