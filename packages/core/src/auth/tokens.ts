@@ -85,7 +85,8 @@ export function createTokens(options: TokenOptions): Tokens {
   const key = webcrypto.subtle.importKey('raw', options.key, { name: 'HMAC', hash: 'SHA-256' }, false, ['sign', 'verify']);
   // A token's signature, issuer and audience never change once checked, so the claims of recently verified
   // token strings are remembered (bounded, oldest out first). Expiry, revocation and the account are still
-  // checked on every request by ensureStillValid.
+  // checked on every request by ensureStillValid. Every request of a token gets the same frozen actor, so what
+  // authorization works out per actor (its subjects, its roles) is worked out once per token, not per request.
   const verified = new Map<string, Actor>();
   const remember = (token: string, actor: Actor) => void setBounded(verified, VERIFIED_CACHE_SIZE, token, actor);
 
@@ -142,7 +143,7 @@ export function createTokens(options: TokenOptions): Tokens {
       const known = verified.get(token);
       if (known) {
         await ensureStillValid(known);
-        return { ...known, groups: [...known.groups] };
+        return known;
       }
       let payload: JWTPayload;
       try {
@@ -160,8 +161,9 @@ export function createTokens(options: TokenOptions): Tokens {
       const actor = actorFromClaims(payload, now());
       if (!actor) throw unauthorized(INVALID_TOKEN);
       await ensureStillValid(actor);
-      remember(token, actor);
-      return { ...actor, groups: [...actor.groups] };
+      Object.freeze(actor.groups);
+      remember(token, Object.freeze(actor));
+      return actor;
     },
 
     ensureStillValid,

@@ -40,6 +40,17 @@ describe('local login', () => {
     expect(actor.expiresAt.toISOString()).toBe(res.expiresAt);
   });
 
+  it('hands every request of a token the same actor, which no request can change for the next', async () => {
+    const w = await startWorld();
+    const { token } = await w.adminLogin();
+    const first = await w.auth.verifyToken(token);
+    expect(() => (first.groups as string[]).push('role:serveradmin')).toThrow(TypeError);
+    expect(() => Object.assign(first, { id: 'someone-else' })).toThrow(TypeError);
+    const again = await w.auth.verifyToken(token);
+    expect(again).toBe(first);
+    expect(again).toMatchObject({ id: 'admin', groups: [] });
+  });
+
   it('gives the same 401 for a wrong user and a wrong password', async () => {
     const w = await startWorld();
     const wrongUser = await rejection(w.auth.localLogin({ username: 'nobody', password: w.adminPassword }, ctx));
