@@ -24,7 +24,7 @@ export interface Authorizer {
   /** Global Casbin roles the actor holds (e.g. `role:serveradmin`). */
   globalRoles(actor: Actor): string[];
   /** Projects in which the actor holds at least one role, sorted. */
-  memberProjects(actor: Actor): string[];
+  memberProjects(actor: Actor): readonly string[];
   /**
    * Which instances of `project` the actor may `get`: `all` lets a list page and count from the project's
    * maintained index, `some` means item-level rules (decide per instance with `can`), `none` nothing.

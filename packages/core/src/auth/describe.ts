@@ -17,7 +17,7 @@ export function describeActor(authz: Authorizer, actor: Actor): api.User {
     email: actor.email || (actor.local ? localEmail(actor.id) : ''),
     displayName: actor.displayName,
     groups: [...actor.groups],
-    projects,
+    projects: [...projects],
     roles,
     casbinRoles: authz.globalRoles(actor),
   };

@@ -29,7 +29,7 @@ export function createAudience<Connection extends Recipient>(authz: Authorizer):
   const all = new Set<Connection>();
   const admins = new Set<Connection>();
   const byProject = new Map<string, Set<Connection>>();
-  const projectsOf = new Map<Connection, string[]>();
+  const projectsOf = new Map<Connection, readonly string[]>();
 
   const unlink = (conn: Connection) => {
     admins.delete(conn);

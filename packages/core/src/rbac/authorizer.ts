@@ -68,6 +68,8 @@ export function createAuthorizer(deps: AuthorizerDeps): Authorizer {
   const policies = new Map<string, ProjectPolicy>();
   /** subject (`user:<u>` / `group:<g>`) → projects in which it is bound to at least one role. */
   const memberIndex = new Map<string, ReadonlySet<string>>();
+  /** Bumped whenever memberIndex changes: what an actor worked out from it before is stale after. */
+  let membership = 0;
   const listeners = new Set<() => void>();
   const inScope = (o: KubeObject) => deps.namespace === undefined || o.metadata.namespace === deps.namespace;
 
@@ -83,6 +85,7 @@ export function createAuthorizer(deps: AuthorizerDeps): Authorizer {
     }
     if (after) policies.set(project, after);
     else policies.delete(project);
+    membership++;
     for (const [subject, next] of replacements) {
       if (next.size > 0) memberIndex.set(subject, next);
       else memberIndex.delete(subject);
@@ -153,6 +156,8 @@ export function createAuthorizer(deps: AuthorizerDeps): Authorizer {
     globalRoles?: ReadonlySet<string>;
     /** Role subjects per project policy, by the policy object. */
     inPolicy?: WeakMap<ProjectPolicy, ReadonlySet<string>>;
+    /** The projects the actor is bound in, sorted, as of the `membership` count it was worked out at. */
+    projects?: { membership: number; names: readonly string[] };
   }
   const heldBy = new WeakMap<Actor, Held>();
   const heldOf = (actor: Actor): Held => {
@@ -214,9 +219,13 @@ export function createAuthorizer(deps: AuthorizerDeps): Authorizer {
     globalRoles,
 
     memberProjects(actor) {
-      const projects = new Set<string>();
-      for (const subject of subjectsOf(actor)) for (const p of memberIndex.get(subject) ?? []) projects.add(p);
-      return [...projects].sort();
+      const held = heldOf(actor);
+      if (held.projects?.membership !== membership) {
+        const projects = new Set<string>();
+        for (const subject of held.subjects) for (const p of memberIndex.get(subject) ?? []) projects.add(p);
+        held.projects = { membership, names: Object.freeze([...projects].sort()) };
+      }
+      return held.projects.names;
     },
 
     instanceReach(actor, project) {

@@ -187,6 +187,20 @@ describe('reload', () => {
     expect(authz.can(user('alice'), 'get', 'projects/alpha')).toBe(false);
   });
 
+  it('one actor, kept across bindings (a token\'s), sees its projects change as it is bound and unbound', async () => {
+    const { authz, put, remove } = await start();
+    const alice = user('alice');
+    expect(authz.memberProjects(alice)).toEqual([]);
+    await put('beta', [role('viewer', [], { users: ['alice'] })]);
+    expect(authz.memberProjects(alice)).toEqual(['beta']);
+    await put('alpha', [role('viewer', [], { users: ['alice'] })]);
+    expect(authz.memberProjects(alice)).toEqual(['alpha', 'beta']);
+    await put('beta', [role('viewer', [], { users: ['bob'] })]);
+    expect(authz.memberProjects(alice)).toEqual(['alpha']);
+    await remove('alpha');
+    expect(authz.memberProjects(alice)).toEqual([]);
+  });
+
   it('a project with invalid policies keeps its valid lines and logs a warning', async () => {
     const warn = vi.fn();
     const logger = { warn, error: vi.fn(), info: vi.fn(), debug: vi.fn() } as unknown as Logger;
