@@ -1,5 +1,7 @@
 import type { z } from 'zod';
+import { setBounded } from './bounded-map.js';
 import { PorticoError } from './errors.js';
+import { deepFreeze } from './freeze.js';
 
 export type InputLocation = 'path' | 'query' | 'body';
 
@@ -38,4 +40,14 @@ export function parseInput<S extends z.ZodType>(schema: S, value: unknown, locat
       ? `invalid ${one} "${keys[0]}": ${fields[keys[0]]}`
       : `invalid ${many}: ${keys.map((k) => `"${k}"`).join(', ')}`;
   throw new PorticoError('VALIDATION_FAILED', message, { fields, in: location });
+}
+
+/**
+ * A parse that clients repeat word for word (a route's path and query string: dashboards poll the same URL)
+ * is done once per text: the answer is remembered, deeply frozen so no caller can change it for the next, in a
+ * bounded map (oldest out first). Refusals are not remembered; each costs what it did.
+ */
+export function rememberParses<T>(max: number): (text: string, parse: () => T) => T {
+  const answers = new Map<string, T>();
+  return (text, parse) => answers.get(text) ?? setBounded(answers, max, text, deepFreeze(parse()));
 }

@@ -11,9 +11,12 @@ import { sendError } from './errors.js';
 import { bodyFor, decodeParams, flattenQuery } from './input.js';
 import { requestState } from './request-state.js';
 import { sendEmpty, sendJson, sendStream } from './respond.js';
-import { parseInput } from '@portico/core';
+import { parseInput, rememberParses } from '@portico/core';
 
 type PolkaRequest = IncomingMessage & { path: string; query: Record<string, string | string[] | undefined> };
+
+/** Distinct URLs per route whose parsed path and query are kept (a few KB each at most). */
+const REMEMBERED_URLS = 512;
 
 interface ReplyState extends Reply {
   statusCode?: number;
@@ -50,6 +53,15 @@ function sendResult(res: ServerResponse, route: RouteDef, reply: ReplyState, res
  */
 export function routeHandler(portico: Portico, route: RouteDef, handler: Handler, onOperation?: OperationHook) {
   const hooked = onOperation && route.method !== 'GET' && !route.readOnly ? onOperation : undefined;
+  // Path and query are a function of the URL alone: a URL asked again is not validated again.
+  const remembered = rememberParses<{ params: unknown; query: unknown }>(REMEMBERED_URLS);
+  const parseUrl = (req: PolkaRequest, rawParams: Record<string, string>) => {
+    const params = route.params ? parseInput(route.params, decodeParams(rawParams), 'path') : undefined;
+    const rawQuery = flattenQuery(req.query ?? {});
+    return { params, query: route.query ? parseInput(route.query, rawQuery, 'query') : undefined };
+  };
+  const urlInput = (req: PolkaRequest, rawParams: Record<string, string>) =>
+    route.params || route.query ? remembered(req.url!, () => parseUrl(req, rawParams)) : parseUrl(req, rawParams);
   return async (req: IncomingMessage & { path: string }, res: ServerResponse, rawParams: Record<string, string>) => {
     const state = requestState(req);
     const { requestId, ip } = state;
@@ -57,9 +69,7 @@ export function routeHandler(portico: Portico, route: RouteDef, handler: Handler
     try {
       const actor: Actor | undefined = route.auth === 'user' ? await authenticate(portico, req) : undefined;
       await rateLimitFor(portico.limits, route, { ip, actor }, res);
-      const params = route.params ? parseInput(route.params, decodeParams(rawParams), 'path') : undefined;
-      const rawQuery = flattenQuery((req as PolkaRequest).query ?? {});
-      const query = route.query ? parseInput(route.query, rawQuery, 'query') : undefined;
+      const { params, query } = urlInput(req as PolkaRequest, rawParams);
       const body = await bodyFor(req, route);
       const reply = createReply();
       // The values were parsed by this very route's schemas, which is what the handler's types say they are.
