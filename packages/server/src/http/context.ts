@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import type { Logger, Portico } from '@portico/core';
 import { assertDeclaredLength } from './body.js';
-import { peerFacts, trustedProxySet, type PeerFacts } from './client-ip.js';
+import { peerFacts, trustedProxySet } from './client-ip.js';
 import { sendError } from './errors.js';
 import { requestIdFrom } from './request-id.js';
 import { setRequestState, type RequestState } from './request-state.js';
@@ -12,18 +12,22 @@ const probes = new Set(['/healthz', '/readyz']);
 
 /**
  * The request's state, its child logger made on first use: most requests log nothing at the usual levels, and
- * a child logger per request was a measurable share of answering one.
+ * a child logger per request was a measurable share of answering one. A class, so the lazy getter lives once on
+ * the prototype: an object literal with a getter built a new accessor (and closure) on every request.
  */
-function requestStateOf(logger: Logger, requestId: string, peer: PeerFacts): RequestState {
-  let log: Logger | undefined;
-  return {
-    requestId,
-    ip: peer.ip,
-    secure: peer.secure,
-    get log() {
-      return (log ??= logger.child({ requestId }));
-    },
-  };
+class LazyRequestState implements RequestState {
+  routeId?: string = undefined;
+  unavailable?: string = undefined;
+  #log: Logger | undefined = undefined;
+  constructor(
+    private readonly logger: Logger,
+    readonly requestId: string,
+    readonly ip: string,
+    readonly secure: boolean,
+  ) {}
+  get log(): Logger {
+    return (this.#log ??= this.logger.child({ requestId: this.requestId }));
+  }
 }
 
 /**
@@ -37,7 +41,7 @@ export function requestContext(portico: Portico) {
     const peer = peerFacts(req, trustedProxies);
     res.setHeader('X-Request-ID', requestId);
     applySecurityHeaders(res, { hsts: peer.secure });
-    const state = requestStateOf(portico.logger, requestId, peer);
+    const state = new LazyRequestState(portico.logger, requestId, peer.ip, peer.secure);
     setRequestState(req, state);
 
     const path = req.path ?? (req.url ?? '').split('?')[0];
