@@ -46,7 +46,14 @@ export async function load({ url, path, headers = {}, connections = 32, pipelini
   stop = true;
   await Promise.all(workers);
   await pool.close();
-  latencies.sort((a, b) => a - b);
+  return summarize([{ latencies, elapsed, errors, unexpected }]);
+}
+
+/** Several measurements of one thing as one: requests over their summed time, percentiles over every latency. */
+export function summarize(parts) {
+  const latencies = parts.flatMap((p) => p.latencies).sort((a, b) => a - b);
+  const elapsed = parts.reduce((sum, p) => sum + p.elapsed, 0);
   const pct = (q) => (latencies.length ? latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] : NaN);
-  return { rps: done / elapsed, p50: pct(0.5), p99: pct(0.99), requests: done, errors, unexpected };
+  const sum = (key) => parts.reduce((total, p) => total + p[key], 0);
+  return { rps: latencies.length / elapsed, p50: pct(0.5), p99: pct(0.99), requests: latencies.length, errors: sum('errors'), unexpected: sum('unexpected'), latencies, elapsed };
 }

@@ -14,7 +14,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ok as api } from '../lib/api.mjs';
 import { startChild } from '../lib/child.mjs';
-import { load } from '../lib/load.mjs';
+import { load, summarize } from '../lib/load.mjs';
 import { fmt, printTable } from '../lib/table.mjs';
 import { MEMBER, memberProjects, writeManifests } from './manifests.mjs';
 
@@ -24,6 +24,7 @@ const size = smoke ? { rgds: 50, projects: 20, instances: 1000 } : { rgds: 1000,
 const durationMs = Number(process.env.BENCH_DURATION_MS ?? (smoke ? 250 : 5000));
 const warmupMs = smoke ? 100 : 500;
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 50);
+const TURNS = 3;
 const target = { share: 0.5, p99Ms: 25, restartMs: 3000, firstStartMs: 30_000, rssMiB: 300, wsP99Ms: 100, eventLoopBlockMs: 50 };
 const adminPassword = 'bench-admin-password';
 const memberPassword = 'bench-member-password';
@@ -95,16 +96,25 @@ async function stopServer(child) {
 
 const login = async (url, username, password) => (await api(url, 'POST', '/api/v1/auth/local/login', undefined, { username, password })).token;
 
-/** Portico and node:http serving the same bytes, measured one after the other with the same load. */
+/**
+ * Portico and node:http serving the same bytes with the same load, taken in turns (node:http, Portico, three times,
+ * each a third of the duration) so that a moment when the machine is busy weighs on both alike; each side's
+ * result is its three turns together.
+ */
 async function measure(url, route, token, sameBytes) {
   const headers = { authorization: `Bearer ${token}` };
   const res = await fetch(`${url}${route}`, { headers });
   if (res.status !== 200) throw new Error(`GET ${route}: ${res.status} ${await res.text()}`);
   const body = Buffer.from(await res.arrayBuffer());
   await sameBytes.request({ body: body.toString('base64') });
-  const plain = await load({ url: sameBytes.url, path: route, durationMs, warmupMs, connections });
-  const portico = await load({ url, path: route, headers, durationMs, warmupMs, connections });
-  return { route, bytes: body.length, plain, portico };
+  const turn = { durationMs: durationMs / TURNS, warmupMs: warmupMs / 2, connections };
+  const plain = [];
+  const portico = [];
+  for (let k = 0; k < TURNS; k++) {
+    plain.push(await load({ url: sameBytes.url, path: route, ...turn }));
+    portico.push(await load({ url, path: route, headers, ...turn }));
+  }
+  return { route, bytes: body.length, plain: summarize(plain), portico: summarize(portico) };
 }
 
 // --- run ---------------------------------------------------------------------------------------------------
