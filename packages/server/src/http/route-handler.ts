@@ -15,8 +15,12 @@ import { parseInput, rememberParses } from '@portico/core';
 
 type PolkaRequest = IncomingMessage & { path: string; query: Record<string, string | string[] | undefined> };
 
-/** Distinct URLs per route whose parsed path and query are kept (a few KB each at most). */
-const REMEMBERED_URLS = 512;
+/**
+ * Distinct URLs per route whose parsed path and query are kept, and the longest URL kept: a route's memory stays
+ * under about half a MB whatever its (authenticated) callers send; longer URLs are parsed every time.
+ */
+const REMEMBERED_URLS = 256;
+const REMEMBERED_URL_LENGTH = 512;
 
 interface ReplyState extends Reply {
   statusCode?: number;
@@ -61,7 +65,7 @@ export function routeHandler(portico: Portico, route: RouteDef, handler: Handler
     return { params, query: route.query ? parseInput(route.query, rawQuery, 'query') : undefined };
   };
   const urlInput = (req: PolkaRequest, rawParams: Record<string, string>) =>
-    route.params || route.query ? remembered(req.url!, () => parseUrl(req, rawParams)) : parseUrl(req, rawParams);
+    (route.params || route.query) && req.url!.length <= REMEMBERED_URL_LENGTH ? remembered(req.url!, () => parseUrl(req, rawParams)) : parseUrl(req, rawParams);
   return async (req: IncomingMessage & { path: string }, res: ServerResponse, rawParams: Record<string, string>) => {
     const state = requestState(req);
     const { requestId, ip } = state;
