@@ -57,7 +57,9 @@ function sendResult(res: ServerResponse, route: RouteDef, reply: ReplyState, res
  */
 export function routeHandler(portico: Portico, route: RouteDef, handler: Handler, onOperation?: OperationHook) {
   const hooked = onOperation && route.method !== 'GET' && !route.readOnly ? onOperation : undefined;
-  // Path and query are a function of the URL alone: a URL asked again is not validated again.
+  // Path and query are a function of the URL alone: a URL asked again is not validated again. Only on routes
+  // behind sign-in: the others' URLs carry one-time secrets (an OIDC callback's code and state), kept nowhere.
+  const remembers = route.auth === 'user' && (route.params !== undefined || route.query !== undefined);
   const remembered = rememberParses<{ params: unknown; query: unknown }>(REMEMBERED_URLS);
   const parseUrl = (req: PolkaRequest, rawParams: Record<string, string>) => {
     const params = route.params ? parseInput(route.params, decodeParams(rawParams), 'path') : undefined;
@@ -65,7 +67,7 @@ export function routeHandler(portico: Portico, route: RouteDef, handler: Handler
     return { params, query: route.query ? parseInput(route.query, rawQuery, 'query') : undefined };
   };
   const urlInput = (req: PolkaRequest, rawParams: Record<string, string>) =>
-    (route.params || route.query) && req.url!.length <= REMEMBERED_URL_LENGTH ? remembered(req.url!, () => parseUrl(req, rawParams)) : parseUrl(req, rawParams);
+    remembers && req.url!.length <= REMEMBERED_URL_LENGTH ? remembered(req.url!, () => parseUrl(req, rawParams)) : parseUrl(req, rawParams);
   return async (req: IncomingMessage & { path: string }, res: ServerResponse, rawParams: Record<string, string>) => {
     const state = requestState(req);
     const { requestId, ip } = state;
