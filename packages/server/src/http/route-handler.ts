@@ -50,6 +50,13 @@ function sendResult(res: ServerResponse, route: RouteDef, reply: ReplyState, res
 }
 
 /**
+ * Whether a route keeps the parsed path and query of the URLs it was asked (path and query are a function of the
+ * URL alone: a URL asked again is not validated again). Only routes behind sign-in do: the others' URLs carry
+ * one-time secrets (an OIDC callback's code and state), which are kept nowhere.
+ */
+export const remembersUrls = (route: RouteDef): boolean => route.auth === 'user' && (route.params !== undefined || route.query !== undefined);
+
+/**
  * The per-route pipeline: authenticate (401), validate path, query and body with the route's schemas (400,
  * 413), make the ONE domain call, answer with the route's success status. Every failure, thrown or
  * rejected, goes to the error mapper; nothing escapes to crash the process. A mutating route runs inside the
@@ -57,9 +64,7 @@ function sendResult(res: ServerResponse, route: RouteDef, reply: ReplyState, res
  */
 export function routeHandler(portico: Portico, route: RouteDef, handler: Handler, onOperation?: OperationHook) {
   const hooked = onOperation && route.method !== 'GET' && !route.readOnly ? onOperation : undefined;
-  // Path and query are a function of the URL alone: a URL asked again is not validated again. Only on routes
-  // behind sign-in: the others' URLs carry one-time secrets (an OIDC callback's code and state), kept nowhere.
-  const remembers = route.auth === 'user' && (route.params !== undefined || route.query !== undefined);
+  const remembers = remembersUrls(route);
   const remembered = rememberParses<{ params: unknown; query: unknown }>(REMEMBERED_URLS);
   const parseUrl = (req: PolkaRequest, rawParams: Record<string, string>) => {
     const params = route.params ? parseInput(route.params, decodeParams(rawParams), 'path') : undefined;
