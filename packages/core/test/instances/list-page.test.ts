@@ -39,4 +39,29 @@ describe('sorted instance views', () => {
     expect(ops.items.map((i) => i.name)).toEqual(['e', 'b']);
     expect(beta.items).toEqual([moved]);
   });
+
+  it('a change that keeps its place is seen where it stood, and the views it left or joined follow', () => {
+    const views = createSortedViews<(typeof items)[number]>();
+    const byName = views.view({ sortBy: 'name' }, () => items);
+    const byTime = views.view({ sortBy: 'updatedAt' }, () => items);
+    const healthy = views.view({ sortBy: 'name', health: 'Healthy' }, () => items);
+    const before = { byName: byName.version, byTime: byTime.version, healthy: healthy.version };
+    // c's status moved on: a new time and a new health, the same name.
+    const c = items[0];
+    const changed = { ...c, instance: { ...c.instance, health: 'Degraded' as const }, sortKeys: { ...c.sortKeys, health: 'Degraded', updatedAt: Date.parse('2024-07-01T00:00:00Z') } };
+    views.update(c, changed);
+    expect(byName.items.map((i) => i.name)).toEqual(['a', 'b', 'c', 'd']);
+    expect(byName.items[2]).toBe(changed);
+    expect(byName.version).toBeGreaterThan(before.byName);
+    expect(byTime.items.map((i) => i.name)).toEqual(['d', 'b', 'a', 'c']);
+    expect(byTime.items[3]).toBe(changed);
+    expect(byTime.version).toBeGreaterThan(before.byTime);
+    expect(healthy.items.map((i) => i.name)).toEqual(['a', 'b', 'd']);
+    expect(healthy.version).toBeGreaterThan(before.healthy);
+    // The same item again, unchanged in every key: still one entry per view, the newest object.
+    const again = { ...changed };
+    views.update(changed, again);
+    expect(byName.items.filter((i) => i.name === 'c')).toEqual([again]);
+    expect(byTime.items.filter((i) => i.name === 'c')).toEqual([again]);
+  });
 });
