@@ -3,12 +3,13 @@
 // and one deploy_progress to the 40 sockets of its project (80,000 deliveries a round). Per round: deliveries/s,
 // delivery latency (event timestamp, set where the event is published, → client receive; same host clock),
 // server RSS peak, and who used the CPU. First two bursts (changes written as fast as the cluster takes them; the
-// first also pays for compiling the code it runs), then paced rounds searching the highest rate whose p99 stays under the target, confirmed by a second round. With 1
-// server process (in-memory bus), then 2 on one Redis (clients split between them, changes made on the first).
-// The clients run in BENCH_CLIENT_PROCS (2) child processes. Yardsticks measured in the same run: a plain
-// node:http hello-world, and the raw TCP write rate of one process to 2,000 loopback sockets (the ceiling of any
-// fan-out: one write per socket per flush). Needs the built packages (`npm run build`) and, for the 2-process
-// scenario, Redis at BENCH_REDIS_ADDRESS (127.0.0.1:6379). Bounded: gives up after 175 s whatever happens.
+// first also pays for compiling the code it runs), then paced rounds searching the highest rate whose p99 stays
+// under the target, confirmed by a second round. With 1 server process (in-memory bus), then 2 on one Redis
+// (clients split between them, changes made on the first). The clients run in BENCH_CLIENT_PROCS (2) child
+// processes. Yardsticks measured in the same run: a plain node:http hello-world, and the raw TCP write rate of one
+// process to 2,000 loopback sockets (the ceiling of any fan-out: one write per socket per flush). Needs the built
+// packages (`npm run build`) and, for the 2-process scenario, Redis at BENCH_REDIS_ADDRESS (127.0.0.1:6379).
+// Bounded: gives up after 175 s whatever happens.
 // Knobs: BENCH_REPLICAS (1,2), BENCH_CHANGES (1000), BENCH_FIRST_RATE (500), BENCH_RATES=a,b,… (fixed rates
 // instead of the search, to compare builds), BENCH_VERBOSE (server memory per round), BENCH_PROFILE=<dir>
 // (.cpuprofile of servers and clients), BENCH_SERVER_NODE_ARGS (e.g. "--trace-gc"), BENCH_CORE_MODULE /

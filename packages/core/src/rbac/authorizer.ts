@@ -68,7 +68,11 @@ export function createAuthorizer(deps: AuthorizerDeps): Authorizer {
   const policies = new Map<string, ProjectPolicy>();
   /** subject (`user:<u>` / `group:<g>`) → projects in which it is bound to at least one role. */
   const memberIndex = new Map<string, ReadonlySet<string>>();
-  /** Bumped whenever memberIndex changes: what an actor worked out from it before is stale after. */
+  /**
+   * Bumped on every reindex of a project (any change of its roles or bindings, or its removal), whether or not a
+   * member set moved: what an actor worked out from memberIndex before may be stale after. Policy changes are
+   * rare, so an actor's projects are at worst worked out again once per change.
+   */
   let membership = 0;
   const listeners = new Set<() => void>();
   const inScope = (o: KubeObject) => deps.namespace === undefined || o.metadata.namespace === deps.namespace;
