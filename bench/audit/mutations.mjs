@@ -1,7 +1,7 @@
 // Mutation load for bench/audit: each connection binds and unbinds users on its own project, back to back,
 // so every request is a real write (a Project update) and the OSS and Enterprise runs do exactly the same work.
 import { Pool } from 'undici';
-import { load } from '../lib/load.mjs';
+import { load, paced } from '../lib/load.mjs';
 
 export const mutationLoad = ({ url, token, projectPrefix, role = 'developer', connections = 8, durationMs = 5000, warmupMs = 1000 }) =>
   load({
@@ -15,6 +15,28 @@ export const mutationLoad = ({ url, token, projectPrefix, role = 'developer', co
       path: `/api/v1/projects/${projectPrefix}${w}/roles/${role}/users/bench-${Math.floor(k / 2) % 50}`,
       expectStatus: k % 2 === 0 ? 201 : 204,
     }),
+  });
+
+/**
+ * The same bind+unbind mutations offered at a fixed rate (open loop) over `projects` projects: request k works on
+ * project k mod projects, binding a user on one pass and unbinding it on the next, so two requests on one project
+ * are projects / rate seconds apart and never overlap at the rates used.
+ */
+export const pacedMutations = ({ url, token, projectPrefix, projects, rate, role = 'developer', durationMs = 5000 }) =>
+  paced({
+    url,
+    headers: { authorization: `Bearer ${token}` },
+    rate,
+    durationMs,
+    connections: projects,
+    requests: (k) => {
+      const pass = Math.floor(k / projects);
+      return {
+        method: pass % 2 === 0 ? 'POST' : 'DELETE',
+        path: `/api/v1/projects/${projectPrefix}${k % projects}/roles/${role}/users/bench-${Math.floor(pass / 2) % 50}`,
+        expectStatus: pass % 2 === 0 ? 201 : 204,
+      };
+    },
   });
 
 /** Sequential GETs (one in flight, like a person paging a UI); latency percentiles. */

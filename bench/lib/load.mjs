@@ -57,3 +57,44 @@ export function summarize(parts) {
   const sum = (key) => parts.reduce((total, p) => total + p[key], 0);
   return { rps: latencies.length / elapsed, p50: pct(0.5), p99: pct(0.99), requests: latencies.length, errors: sum('errors'), unexpected: sum('unexpected'), latencies, elapsed };
 }
+
+/**
+ * Open-loop load: request k is due at k / rate seconds, whether or not earlier ones have answered, and its latency
+ * counts from that moment (a slow answer delays nobody's clock, so queueing is measured, not hidden). This is what
+ * "what does X add to a request" needs: both builds get the very same offered load, unlike a closed loop, where a
+ * slower build is also offered less. `requests(k)` names the k-th request; at most `connections` are in flight on
+ * the wire (undici queues the rest, which counts as waiting).
+ */
+export async function paced({ url, headers = {}, rate, durationMs = 5000, warmupMs = 1000, connections = 64, requests }) {
+  const pool = new Pool(new URL(url).origin, { connections, keepAliveTimeout: 10_000 });
+  const total = Math.round((rate * (warmupMs + durationMs)) / 1000);
+  const warmup = Math.round((rate * warmupMs) / 1000);
+  const latencies = [];
+  let errors = 0;
+  let unexpected = 0;
+  const inFlight = new Set();
+  const start = performance.now();
+  const one = async (k, due) => {
+    const next = requests(k);
+    try {
+      const res = await pool.request({ method: next.method ?? 'GET', path: next.path, headers, body: next.body });
+      await res.body.dump();
+      if (res.statusCode !== (next.expectStatus ?? 200)) unexpected++;
+    } catch {
+      errors++;
+    }
+    if (k >= warmup) latencies.push(performance.now() - due);
+  };
+  for (let k = 0; k < total; k++) {
+    const due = start + (k * 1000) / rate;
+    const wait = due - performance.now();
+    if (wait > 1) await new Promise((r) => setTimeout(r, wait));
+    const p = one(k, due);
+    inFlight.add(p);
+    p.finally(() => inFlight.delete(p));
+  }
+  await Promise.all(inFlight);
+  await pool.close();
+  const elapsed = (performance.now() - start) / 1000;
+  return { ...summarize([{ latencies, elapsed, errors, unexpected }]), offered: rate };
+}
