@@ -3,7 +3,7 @@ import type { Operation, OperationHook } from '@portico/server';
 import type { Pool } from 'pg';
 import { createAuditTrail } from './append.js';
 import { isRecorded } from './config.js';
-import { redact } from './redact.js';
+import { clean, redact } from './redact.js';
 import type { AuditConfig, AuditDraft, AuditResult } from './types.js';
 
 interface Outcome {
@@ -23,28 +23,29 @@ const actionOf = (facts: Operation, outcome: Outcome) =>
   facts.action === 'login' && outcome.result !== 'success' ? 'login_failed' : facts.action;
 
 function draftOf(facts: Operation, outcome: Outcome): AuditDraft {
+  // The input is the one part that can hold secrets and is walked once; every other text is only cleaned.
   const details: Record<string, unknown> = {
-    routeId: facts.routeId,
+    routeId: clean(facts.routeId),
     input: redact(facts.input ?? {}, { secretData: facts.resource === 'secrets' }),
   };
-  if (outcome.error) details.error = { errorCode: outcome.error.code, message: outcome.error.message };
+  if (outcome.error) details.error = { errorCode: clean(outcome.error.code), message: clean(outcome.error.message) };
   const draft: AuditDraft = {
     // Before sign-in there is no actor: the attempt is recorded under the username it named.
-    userId: facts.actor?.id ?? facts.name,
-    userEmail: facts.actor?.email ?? '',
-    sourceIP: facts.sourceIP,
-    userAgent: facts.userAgent,
+    userId: clean(facts.actor?.id ?? facts.name),
+    userEmail: clean(facts.actor?.email ?? ''),
+    sourceIP: clean(facts.sourceIP),
+    userAgent: clean(facts.userAgent),
     action: actionOf(facts, outcome),
-    resource: facts.resource,
-    name: facts.name,
-    requestId: facts.requestId,
+    resource: clean(facts.resource),
+    name: clean(facts.name),
+    requestId: clean(facts.requestId),
     result: outcome.result,
     httpStatus: outcome.httpStatus,
     details,
   };
-  if (facts.project !== undefined) draft.project = facts.project;
-  if (facts.namespace !== undefined) draft.namespace = facts.namespace;
-  return redact(draft) as AuditDraft;
+  if (facts.project !== undefined) draft.project = clean(facts.project);
+  if (facts.namespace !== undefined) draft.namespace = clean(facts.namespace);
+  return draft;
 }
 
 const trailDown = (cause: unknown) => unavailable('audit trail (PostgreSQL)', 5, cause);

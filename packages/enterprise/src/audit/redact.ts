@@ -4,14 +4,17 @@ const secretKeys = new Set(['password', 'currentpassword', 'newpassword', 'oldpa
 
 export const REDACTED = '[REDACTED]';
 
-const normalise = (key: string) => key.toLowerCase().replace(/[-_]/g, '');
+const normalise = (key: string) => {
+  const lower = key.toLowerCase();
+  return lower.includes('-') || lower.includes('_') ? lower.replace(/[-_]/g, '') : lower;
+};
 
 /**
  * PostgreSQL text and jsonb hold neither NUL nor half of a surrogate pair (a request body's JSON may spell either
  * as an escape). An attacker must not be able to make a record unwritable, nor, since records are written in
  * batches, the records of whoever acted at the same moment: both become U+FFFD.
  */
-const clean = (text: string) => (text.includes('\u0000') ? text.replaceAll('\u0000', '\uFFFD') : text).toWellFormed();
+export const clean = (text: string) => (text.includes('\u0000') ? text.replaceAll('\u0000', '\uFFFD') : text).toWellFormed();
 
 /**
  * A copy of `value` safe to keep forever: every secret-like field at every depth replaced by a marker,

@@ -76,6 +76,23 @@ describe('audit trail in PostgreSQL', () => {
     expect((await verifyChain(db.pool)).ok).toBe(true);
   });
 
+  it('text that JSON escapes (quotes, backslashes, newlines, non-ASCII, emoji) is stored as given and its hash verifies', async () => {
+    // A batch travels as the events' canonical texts; the statement both reads the columns from them and hashes them.
+    const scratch = await createTestDatabase();
+    try {
+      const tricky = 'a "quoted" \\ back\\slash\nnew line\t tab é 日本 \u{1F600} </script> \u2028';
+      const given = [
+        draft(`user ${tricky}`, { name: tricky, project: undefined, userAgent: tricky, details: { input: { body: { text: tricky, list: [1, null, { deep: tricky }] } } } }),
+        draft('plain', { namespace: 'ns-1', httpStatus: 201 }),
+      ].map((d) => newEvent(d));
+      await appendBatch(scratch.pool, given);
+      for (const event of given) expect(await getEvent(scratch.pool, event.id)).toEqual(event);
+      expect(await verifyChain(scratch.pool)).toEqual({ ok: true, checked: 2 });
+    } finally {
+      await scratch.drop();
+    }
+  });
+
   it('rows cannot be updated through SQL, and a row changed behind the trigger is named by verify', async () => {
     const { rows } = await db.pool.query<{ id: string }>('SELECT id FROM audit_events ORDER BY seq LIMIT 1 OFFSET 40');
     const victim = rows[0].id;
