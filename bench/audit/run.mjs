@@ -35,12 +35,13 @@ async function start(edition) {
 
 /** One closed-loop run; the CPU it cost per mutation, split by who used it. Each run binds its own role. */
 async function closedLoop({ server, target }, conns, role) {
-  const postgres = pidsNamed('postgres');
+  // PostgreSQL's processes are listed again at the end: the pool opens backends during the load.
+  const postgres = () => processesCpuMs(pidsNamed('postgres'));
   const cpuBefore = await server.request({ cmd: 'cpu' });
-  const [machine0, postgres0, own0] = [machineCpuMs(), processesCpuMs(postgres), ownCpuUs()];
+  const [machine0, postgres0, own0] = [machineCpuMs(), postgres(), ownCpuUs()];
   const t0 = performance.now();
   const result = await mutationLoad({ ...target, role, connections: conns, durationMs });
-  const [machine1, postgres1, own1] = [machineCpuMs(), processesCpuMs(postgres), ownCpuUs()];
+  const [machine1, postgres1, own1] = [machineCpuMs(), postgres(), ownCpuUs()];
   const cpuAfter = await server.request({ cmd: 'cpu' });
   // CPU over the whole load (warm-up included) per mutation answered in it, at the measured rate, split by who
   // used it: the server, PostgreSQL, this process (the load generator), the kernel's loopback packet processing
