@@ -76,6 +76,8 @@ export async function paced({ url, headers = {}, rate, durationMs = 5000, warmup
   const start = performance.now();
   const one = async (k, due) => {
     const next = requests(k);
+    // From when it was due, or from when it left if the timer let it leave early: never less than its own time.
+    const from = Math.min(due, performance.now());
     try {
       const res = await pool.request({ method: next.method ?? 'GET', path: next.path, headers, body: next.body });
       await res.body.dump();
@@ -83,7 +85,7 @@ export async function paced({ url, headers = {}, rate, durationMs = 5000, warmup
     } catch {
       errors++;
     }
-    if (k >= warmup) latencies.push(performance.now() - due);
+    if (k >= warmup) latencies.push(performance.now() - from);
   };
   for (let k = 0; k < total; k++) {
     const due = start + (k * 1000) / rate;
