@@ -11,6 +11,8 @@ import { readLegacyObjects } from './legacy-files.js';
  * - `<dataDir>/snapshot.ndjson`: a header line `{"resourceVersion":"N"}` then one `{"ref","object"}` line per
  *   object, as of version N; replaced atomically (temp file, fsync, rename, fsync of the folder).
  * - `<dataDir>/journal.ndjson`: every change since, one line each (`{"rv","ref","object"}` or with `"deleted"`).
+ * - `<dataDir>/journal.retired.ndjson`, only while a snapshot is being written: the journal up to it. New changes
+ *   go to a fresh journal meanwhile, so a compaction never holds writes up for the time a snapshot takes.
  *
  * Changes are appended in batches: everything committed while the previous batch was being written goes out in
  * one write and one fdatasync, and is acknowledged only after it (group commit). A kill -9 can tear at most the
@@ -25,8 +27,9 @@ export interface FileStore {
   deferSync(): void;
   endDeferredSync(): Promise<void>;
   /**
-   * Rewrites the snapshot from what `capture` returns and empties the journal. Appends wait meanwhile, so no
-   * journal line can be lost between the capture and the truncate.
+   * Rewrites the snapshot from what `capture` returns. The journal up to the capture is retired (renamed) and a
+   * fresh one takes the appends made meanwhile; the retired one is removed once the snapshot is on disk. Appends
+   * wait only for the switch (a rename, a file created, a folder fsync), not for the snapshot.
    */
   compact(capture: () => { objects: { ref: ResourceRef; object: KubeObject }[]; resourceVersion: number }): Promise<void>;
   /**
@@ -50,6 +53,7 @@ export interface StoredChange {
 
 const SNAPSHOT = 'snapshot.ndjson';
 const JOURNAL = 'journal.ndjson';
+const RETIRED_JOURNAL = 'journal.retired.ndjson';
 export const TEMP_SUFFIX = '.tmp';
 /** A journal shorter than this is never worth rewriting the snapshot for. */
 const MIN_COMPACTION_LINES = 10_000;
@@ -121,12 +125,17 @@ function validEntry(value: unknown): value is { ref: ResourceRef; object: KubeOb
 export function createFileStore(dataDir: string, logger: Logger): FileStore {
   const snapshotFile = path.join(dataDir, SNAPSHOT);
   const journalFile = path.join(dataDir, JOURNAL);
+  const retiredFile = path.join(dataDir, RETIRED_JOURNAL);
   let journal: FileHandle | undefined;
   let journalLines = 0;
   let pending: { line: string; resolve: () => void; reject: (err: unknown) => void }[] = [];
   let flushing: Promise<void> | undefined;
   let syncDeferred = false;
   let compacting: Promise<void> | undefined;
+  /** While the journal is being switched, appends queue and no batch is written. */
+  let switching = false;
+  /** A retired journal is on disk (a compaction was interrupted): the next one folds it in without a switch. */
+  let retiredOnDisk = false;
   let failure: unknown;
   let legacyImported = false;
 
@@ -134,7 +143,8 @@ export function createFileStore(dataDir: string, logger: Logger): FileStore {
 
   /** Writes every queued line in one write and one fdatasync; runs one batch at a time. */
   const flush = async (): Promise<void> => {
-    while (pending.length > 0) {
+    // A compaction's switch stops the loop after the batch on its way; what queued meanwhile goes to the new journal.
+    while (pending.length > 0 && !switching) {
       const batch = pending;
       pending = [];
       try {
@@ -186,39 +196,43 @@ export function createFileStore(dataDir: string, logger: Logger): FileStore {
       }
       const snapshotVersion = highest;
 
-      const lines = await readLines(journalFile);
-      let goodBytes = 0;
-      let torn = false;
-      for (const [i, line] of lines.entries()) {
-        const last = i === lines.length - 1;
-        if (last && line === '') break;
-        let entry: unknown;
-        try {
-          entry = JSON.parse(line);
-        } catch {
-          entry = undefined;
+      // The retired journal (if a crash interrupted a compaction) holds the older lines; both are read in order.
+      for (const file of [retiredFile, journalFile]) {
+        const lines = await readLines(file);
+        if (file === retiredFile && lines.length > 0) retiredOnDisk = true;
+        let goodBytes = 0;
+        let torn = false;
+        for (const [i, line] of lines.entries()) {
+          const last = i === lines.length - 1;
+          if (last && line === '') break;
+          let entry: unknown;
+          try {
+            entry = JSON.parse(line);
+          } catch {
+            entry = undefined;
+          }
+          if (!validEntry(entry) || typeof entry.rv !== 'number' || last) {
+            // Only the line being written when the process died can be incomplete (no newline, or cut short).
+            torn = true;
+            logger.warn({ file, line: i + 1 }, 'embedded cluster: dropped an incomplete journal line left by a crash');
+            break;
+          }
+          goodBytes += Buffer.byteLength(line) + 1;
+          journalLines += 1;
+          if (entry.rv <= snapshotVersion) continue; // already in the snapshot (a crash between snapshot and truncate)
+          const id = objectId(entry.ref, entry.object);
+          if (entry.deleted) state.delete(id);
+          else state.set(id, { ref: entry.ref, object: entry.object });
+          highest = Math.max(highest, entry.rv);
         }
-        if (!validEntry(entry) || typeof entry.rv !== 'number' || last) {
-          // Only the line being written when the process died can be incomplete (no newline, or cut short).
-          torn = true;
-          logger.warn({ file: journalFile, line: i + 1 }, 'embedded cluster: dropped an incomplete journal line left by a crash');
-          break;
-        }
-        goodBytes += Buffer.byteLength(line) + 1;
-        journalLines += 1;
-        if (entry.rv <= snapshotVersion) continue; // already in the snapshot (a crash between snapshot and truncate)
-        const id = objectId(entry.ref, entry.object);
-        if (entry.deleted) state.delete(id);
-        else state.set(id, { ref: entry.ref, object: entry.object });
-        highest = Math.max(highest, entry.rv);
-      }
-      if (torn) {
-        const handle = await open(journalFile, 'r+');
-        try {
-          await handle.truncate(goodBytes);
-          await handle.sync();
-        } finally {
-          await handle.close();
+        if (torn) {
+          const handle = await open(file, 'r+');
+          try {
+            await handle.truncate(goodBytes);
+            await handle.sync();
+          } finally {
+            await handle.close();
+          }
         }
       }
       return { objects: [...state.values()], resourceVersion: highest };
@@ -228,7 +242,7 @@ export function createFileStore(dataDir: string, logger: Logger): FileStore {
       const line = `${JSON.stringify(change.deleted ? { rv: change.rv, ref: change.ref, object: change.object, deleted: true } : change)}\n`;
       return new Promise<void>((resolve, reject) => {
         pending.push({ line, resolve, reject });
-        if (!compacting) flushing ??= Promise.resolve().then(flush);
+        if (!switching) flushing ??= Promise.resolve().then(flush);
       });
     },
 
@@ -248,31 +262,54 @@ export function createFileStore(dataDir: string, logger: Logger): FileStore {
     async compact(capture) {
       if (compacting) return compacting;
       const run = async () => {
+        switching = true;
         await flushing;
         const { objects, resourceVersion } = capture();
         function* lines() {
           yield `${JSON.stringify({ resourceVersion: String(resourceVersion) })}\n`;
           for (const { ref, object } of objects) yield `${JSON.stringify({ ref, object })}\n`;
         }
+        // Every line written so far is in the capture. Unless an interrupted compaction left a retired journal
+        // (then appends wait, as the snapshot covers both journals), the journal is retired and a fresh one takes
+        // the appends from now on; the rename and the new file are durable before any of them is acknowledged.
+        const rotate = !retiredOnDisk;
+        if (rotate) {
+          await journal?.close();
+          journal = undefined;
+          await rename(journalFile, retiredFile).catch((err: NodeJS.ErrnoException) => {
+            if (err.code !== 'ENOENT') throw err;
+          });
+          retiredOnDisk = true;
+          await openJournal();
+          await fsyncDir(dataDir);
+          journalLines = 0;
+          switching = false;
+          if (pending.length > 0) flushing ??= Promise.resolve().then(flush);
+        }
         await atomicWriteFile(snapshotFile, lines());
-        // Every journal line is in the snapshot now; a crash before this truncate only replays lines it skips.
-        const handle = await openJournal();
-        await handle.truncate(0);
-        await handle.sync();
-        journalLines = 0;
+        if (!rotate) {
+          // Every line of the current journal is in the snapshot too; a crash before this truncate only replays lines it skips.
+          const handle = await openJournal();
+          await handle.truncate(0);
+          await handle.sync();
+          journalLines = 0;
+        }
+        await rm(retiredFile, { force: true });
+        retiredOnDisk = false;
         legacyImported = false;
         await rm(path.join(dataDir, 'objects'), { recursive: true, force: true });
         await rm(path.join(dataDir, 'meta.json'), { force: true });
       };
       compacting = run().finally(() => {
         compacting = undefined;
+        switching = false;
         if (pending.length > 0) flushing ??= Promise.resolve().then(flush);
       });
       return compacting;
     },
 
     needsCompaction: (liveObjects, opts = {}) =>
-      legacyImported || journalLines > Math.max(MIN_COMPACTION_LINES, (opts.stopping ? 1 : 2) * liveObjects),
+      legacyImported || retiredOnDisk || journalLines > Math.max(MIN_COMPACTION_LINES, (opts.stopping ? 1 : 2) * liveObjects),
 
     async close() {
       await compacting;
