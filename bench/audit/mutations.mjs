@@ -3,6 +3,13 @@
 import { Pool } from 'undici';
 import { load, paced } from '../lib/load.mjs';
 
+/** Binds (`bind`) or unbinds user `bench-<user>` to/from `role` of a project: the one mutation both loads make. */
+const binding = (project, role, user, bind) => ({
+  method: bind ? 'POST' : 'DELETE',
+  path: `/api/v1/projects/${project}/roles/${role}/users/bench-${user}`,
+  expectStatus: bind ? 201 : 204,
+});
+
 export const mutationLoad = ({ url, token, projectPrefix, role = 'developer', connections = 8, durationMs = 5000, warmupMs = 1000 }) =>
   load({
     url,
@@ -10,11 +17,7 @@ export const mutationLoad = ({ url, token, projectPrefix, role = 'developer', co
     connections,
     durationMs,
     warmupMs,
-    requests: (w, k) => ({
-      method: k % 2 === 0 ? 'POST' : 'DELETE',
-      path: `/api/v1/projects/${projectPrefix}${w}/roles/${role}/users/bench-${Math.floor(k / 2) % 50}`,
-      expectStatus: k % 2 === 0 ? 201 : 204,
-    }),
+    requests: (w, k) => binding(`${projectPrefix}${w}`, role, Math.floor(k / 2) % 50, k % 2 === 0),
   });
 
 /**
@@ -31,11 +34,7 @@ export const pacedMutations = ({ url, token, projectPrefix, projects, rate, role
     connections: projects,
     requests: (k) => {
       const pass = Math.floor(k / projects);
-      return {
-        method: pass % 2 === 0 ? 'POST' : 'DELETE',
-        path: `/api/v1/projects/${projectPrefix}${k % projects}/roles/${role}/users/bench-${Math.floor(pass / 2) % 50}`,
-        expectStatus: pass % 2 === 0 ? 201 : 204,
-      };
+      return binding(`${projectPrefix}${k % projects}`, role, Math.floor(pass / 2) % 50, pass % 2 === 0);
     },
   });
 

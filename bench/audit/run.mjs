@@ -8,7 +8,7 @@
 import { loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { startChild } from '../lib/child.mjs';
-import { cores, machineCpuMs, ownCpuUs, pidsNamed, processesCpuMs } from '../lib/machine.mjs';
+import { cores, cpuWindow } from '../lib/machine.mjs';
 import { fmt, printTable } from '../lib/table.mjs';
 import { drain, mutationLoad, pacedMutations, sequentialGets } from './mutations.mjs';
 
@@ -35,25 +35,21 @@ async function start(edition) {
 
 /** One closed-loop run; the CPU it cost per mutation, split by who used it. Each run binds its own role. */
 async function closedLoop({ server, target }, conns, role) {
-  // PostgreSQL's processes are listed again at the end: the pool opens backends during the load.
-  const postgres = () => processesCpuMs(pidsNamed('postgres'));
   const cpuBefore = await server.request({ cmd: 'cpu' });
-  const [machine0, postgres0, own0] = [machineCpuMs(), postgres(), ownCpuUs()];
-  const t0 = performance.now();
+  // PostgreSQL's processes are listed again at the end: the pool opens backends during the load.
+  const window = cpuWindow(['postgres']);
   const result = await mutationLoad({ ...target, role, connections: conns, durationMs });
-  const [machine1, postgres1, own1] = [machineCpuMs(), postgres(), ownCpuUs()];
+  const cpu = window();
   const cpuAfter = await server.request({ cmd: 'cpu' });
   // CPU over the whole load (warm-up included) per mutation answered in it, at the measured rate, split by who
   // used it: the server, PostgreSQL, this process (the load generator), the kernel's loopback packet processing
   // (softirq) and the rest of the machine.
-  const mutationsRun = (result.rps * (performance.now() - t0)) / 1000;
-  const serverUs = cpuAfter.user - cpuBefore.user + cpuAfter.system - cpuBefore.system;
-  result.cpuPerMutationUs = serverUs / mutationsRun;
-  if (machine0 && machine1) {
-    const us = { postgres: (postgres1 - postgres0) * 1000, load: own1 - own0, net: (machine1.softirq - machine0.softirq) * 1000, all: (machine1.busy - machine0.busy) * 1000 };
-    const other = Math.max(0, us.all - serverUs - us.postgres - us.load - us.net);
-    result.split = [serverUs, us.postgres, us.load, us.net, other].map((u) => u / mutationsRun);
-    result.busyCores = us.all / 1000 / (performance.now() - t0);
+  const mutationsRun = (result.rps * cpu.wallMs) / 1000;
+  const serverMs = (cpuAfter.user - cpuBefore.user + cpuAfter.system - cpuBefore.system) / 1000;
+  result.cpuPerMutationUs = (serverMs * 1000) / mutationsRun;
+  if (!Number.isNaN(cpu.busyMs)) {
+    result.split = [serverMs, cpu.namedMs, cpu.ownMs, cpu.softirqMs, cpu.other(serverMs)].map((ms) => (ms * 1000) / mutationsRun);
+    result.busyCores = cpu.busyMs / cpu.wallMs;
   }
   return result;
 }

@@ -58,3 +58,26 @@ export function ownCpuUs() {
   const { user, system } = process.cpuUsage();
   return user + system;
 }
+
+/**
+ * Who used the CPU over a window, in ms: the processes named `names` (listed again at the end, so ones started
+ * meanwhile count), this process, the kernel's packet processing (softirq) and the machine as a whole. `other(ms)`
+ * is what is left after those and `ms` measured elsewhere (e.g. child processes that report their own CPU).
+ * Without /proc, `busyMs`, `softirqMs` and `other` are NaN.
+ */
+export function cpuWindow(names = []) {
+  const named = () => processesCpuMs(names.flatMap((name) => pidsNamed(name)));
+  const machine0 = machineCpuMs();
+  const named0 = named();
+  const own0 = ownCpuUs();
+  const t0 = performance.now();
+  return function end() {
+    const machine1 = machineCpuMs();
+    const namedMs = named() - named0;
+    const ownMs = (ownCpuUs() - own0) / 1000;
+    const wallMs = performance.now() - t0;
+    const busyMs = machine0 && machine1 ? machine1.busy - machine0.busy : NaN;
+    const softirqMs = machine0 && machine1 ? machine1.softirq - machine0.softirq : NaN;
+    return { wallMs, namedMs, ownMs, busyMs, softirqMs, other: (ms) => Math.max(0, busyMs - softirqMs - namedMs - ownMs - ms) };
+  };
+}

@@ -22,7 +22,7 @@ import { Redis } from 'ioredis';
 import { startChild } from '../lib/child.mjs';
 import { mergePairs, quantile } from '../lib/histogram.mjs';
 import { load } from '../lib/load.mjs';
-import { cores, machineCpuMs, ownCpuUs, pidsNamed, processesCpuMs } from '../lib/machine.mjs';
+import { cores, cpuWindow } from '../lib/machine.mjs';
 import { fmt, printTable } from '../lib/table.mjs';
 
 const here = (p) => fileURLToPath(new URL(p, import.meta.url));
@@ -88,7 +88,6 @@ async function setUp(replicas) {
   const infos = await Promise.all(servers.map((s) => s.ready));
   await Promise.all(clients.map((c) => c.ready));
   const info = infos[0];
-  const redisPids = replicas > 1 ? pidsNamed('redis-server') : [];
 
   // Socket i is user i (of project floor(i / usersPerProject)), on server i % replicas, in client process i % CLIENT_PROCS.
   const urls = clients.map(() => []);
@@ -119,9 +118,7 @@ async function setUp(replicas) {
       const perProject = changesPerProject(info, count);
       const expected = projectsOf.map((projects) => projects.reduce((n, p) => n + 2 * perProject[p], 0));
       const t0 = performance.now();
-      const machine0 = machineCpuMs();
-      const redis0 = processesCpuMs(redisPids);
-      const own0 = ownCpuUs();
+      const window = cpuWindow(replicas > 1 ? ['redis-server'] : []);
       const before = await Promise.all(servers.map((s) => s.request({ cmd: 'resetPeak' })));
       const armed = await Promise.all(clients.map((c, k) => c.request({ cmd: 'arm', expected: expected[k] })));
       const made = await servers[0].request({ cmd: 'changes', count, perSecond });
@@ -133,13 +130,11 @@ async function setUp(replicas) {
         for (const r of rss) console.log(`  ${perSecond || 'burst'}: server rss ${m(r.memory.rss)} MB, peak ${m(r.peakRss)}, heap ${m(r.memory.heapUsed)}/${m(r.memory.heapTotal)}, external ${m(r.memory.external)}, arrayBuffers ${m(r.memory.arrayBuffers)}`);
       }
       const wallMs = performance.now() - t0;
-      const machine1 = machineCpuMs();
-      const redisMs = processesCpuMs(redisPids) - redis0;
+      const cpu = window();
       await sleep(SETTLE_MS);
       // CPU in cores (1 = one core busy for the whole round): ours, per side, and whatever else ran meanwhile.
       const serverMs = rss.reduce((n, r, i) => n + (r.cpuUs - before[i].cpuUs) / 1000, 0);
       const clientMs = stats.reduce((n, s, i) => n + (s.cpuUs - armed[i].cpuUs) / 1000, 0);
-      const runnerMs = (ownCpuUs() - own0) / 1000;
       const delivered = stats.reduce((n, s) => n + s.delivered, 0);
       const lastAt = Math.max(...stats.map((s) => s.lastAt));
       const latency = mergePairs(stats.map((s) => s.latency));
@@ -164,9 +159,9 @@ async function setUp(replicas) {
         spanMs: lastAt - made.startedAt,
         serverCores: serverMs / wallMs,
         clientCores: clientMs / wallMs,
-        redisCores: redisMs / wallMs,
-        softirqCores: machine0 ? (machine1.softirq - machine0.softirq) / wallMs : NaN,
-        otherCores: machine0 ? Math.max(0, machine1.busy - machine0.busy - (machine1.softirq - machine0.softirq) - serverMs - clientMs - runnerMs - redisMs) / wallMs : NaN,
+        redisCores: cpu.namedMs / wallMs,
+        softirqCores: cpu.softirqMs / wallMs,
+        otherCores: cpu.other(serverMs + clientMs) / wallMs,
       };
       result.complete = result.delivered === result.expected;
       // A paced round counts only if the producer kept the pace and every event arrived in time.
