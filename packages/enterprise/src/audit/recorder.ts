@@ -23,12 +23,13 @@ const actionOf = (facts: Operation, outcome: Outcome) =>
   facts.action === 'login' && outcome.result !== 'success' ? 'login_failed' : facts.action;
 
 function draftOf(facts: Operation, outcome: Outcome): AuditDraft {
-  // The input is the one part that can hold secrets and is walked once; every other text is only cleaned.
+  // The input is the one part that can hold secrets and is walked once. Text that came with the request is
+  // cleaned; the route id, action and resource come from the route table.
   const details: Record<string, unknown> = {
-    routeId: clean(facts.routeId),
+    routeId: facts.routeId,
     input: redact(facts.input ?? {}, { secretData: facts.resource === 'secrets' }),
   };
-  if (outcome.error) details.error = { errorCode: clean(outcome.error.code), message: clean(outcome.error.message) };
+  if (outcome.error) details.error = { errorCode: outcome.error.code, message: clean(outcome.error.message) };
   const draft: AuditDraft = {
     // Before sign-in there is no actor: the attempt is recorded under the username it named.
     userId: clean(facts.actor?.id ?? facts.name),
@@ -36,7 +37,7 @@ function draftOf(facts: Operation, outcome: Outcome): AuditDraft {
     sourceIP: clean(facts.sourceIP),
     userAgent: clean(facts.userAgent),
     action: actionOf(facts, outcome),
-    resource: clean(facts.resource),
+    resource: facts.resource,
     name: clean(facts.name),
     requestId: clean(facts.requestId),
     result: outcome.result,
