@@ -13,7 +13,7 @@ export async function load({ url, path, headers = {}, connections = 32, pipelini
   const latencies = [];
   let done = 0;
   let errors = 0;
-  let unexpected = 0;
+  const unexpected = {};
   let measuring = false;
   let stop = false;
   let i = 0;
@@ -25,7 +25,7 @@ export async function load({ url, path, headers = {}, connections = 32, pipelini
       try {
         const res = await pool.request({ method: next.method ?? 'GET', path: next.path, headers, body: next.body });
         await res.body.dump();
-        if (res.statusCode !== (next.expectStatus ?? expectStatus)) unexpected++;
+        if (res.statusCode !== (next.expectStatus ?? expectStatus)) unexpected[res.statusCode] = (unexpected[res.statusCode] ?? 0) + 1;
       } catch {
         errors++;
       }
@@ -46,7 +46,7 @@ export async function load({ url, path, headers = {}, connections = 32, pipelini
   stop = true;
   await Promise.all(workers);
   await pool.close();
-  return summarize([{ latencies, elapsed, errors, unexpected }]);
+  return summarize([{ latencies, elapsed, errors, unexpectedAnswers: unexpected }]);
 }
 
 /** Several measurements of one thing as one: requests over their summed time, percentiles over every latency. */
@@ -54,8 +54,14 @@ export function summarize(parts) {
   const latencies = parts.flatMap((p) => p.latencies).sort((a, b) => a - b);
   const elapsed = parts.reduce((sum, p) => sum + p.elapsed, 0);
   const pct = (q) => (latencies.length ? latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] : NaN);
-  const sum = (key) => parts.reduce((total, p) => total + p[key], 0);
-  return { rps: latencies.length / elapsed, p50: pct(0.5), p99: pct(0.99), requests: latencies.length, errors: sum('errors'), unexpected: sum('unexpected'), latencies, elapsed };
+  const unexpectedAnswers = {};
+  for (const p of parts) for (const [answer, n] of Object.entries(p.unexpectedAnswers)) unexpectedAnswers[answer] = (unexpectedAnswers[answer] ?? 0) + n;
+  return {
+    rps: latencies.length / elapsed, p50: pct(0.5), p99: pct(0.99), requests: latencies.length, latencies, elapsed,
+    errors: parts.reduce((total, p) => total + p.errors, 0),
+    unexpected: Object.values(unexpectedAnswers).reduce((a, b) => a + b, 0),
+    unexpectedAnswers,
+  };
 }
 
 /**
@@ -63,25 +69,55 @@ export function summarize(parts) {
  * counts from that moment (a slow answer delays nobody's clock, so queueing is measured, not hidden). This is what
  * "what does X add to a request" needs: both builds get the very same offered load, unlike a closed loop, where a
  * slower build is also offered less. `requests(k)` names the k-th request; at most `connections` are in flight on
- * the wire (undici queues the rest, which counts as waiting).
+ * the wire (undici queues the rest, which counts as waiting). Requests that name the same `queue` leave one after
+ * another, each once the one before it has answered (e.g. an undo after its write).
  */
 export async function paced({ url, headers = {}, rate, durationMs = 5000, warmupMs = 1000, connections = 64, requests }) {
   const pool = new Pool(new URL(url).origin, { connections, keepAliveTimeout: 10_000 });
+  const lastOfQueue = new Map();
+  const send = async (next, before) => {
+    await before;
+    const res = await pool.request({ method: next.method ?? 'GET', path: next.path, headers, body: next.body });
+    await res.body.dump();
+    return res.statusCode === (next.expectStatus ?? 200) || res.statusCode;
+  };
+  try {
+    return await pacedCalls({
+      rate,
+      durationMs,
+      warmupMs,
+      call: (k) => {
+        const next = requests(k);
+        if (next.queue === undefined) return send(next);
+        const answered = send(next, lastOfQueue.get(next.queue));
+        lastOfQueue.set(next.queue, answered.catch(() => undefined));
+        return answered;
+      },
+    });
+  } finally {
+    await pool.close();
+  }
+}
+
+/**
+ * The open-loop schedule of `paced` around any call: `call(k)` starts the k-th operation at its due time and
+ * resolves to `true` when its answer was the expected one, else to what it was (a status code; a rejection counts
+ * as an error).
+ */
+export async function pacedCalls({ rate, durationMs = 5000, warmupMs = 1000, call }) {
   const total = Math.round((rate * (warmupMs + durationMs)) / 1000);
   const warmup = Math.round((rate * warmupMs) / 1000);
   const latencies = [];
   let errors = 0;
-  let unexpected = 0;
+  const unexpected = {};
   const inFlight = new Set();
   const start = performance.now();
   const one = async (k, due) => {
-    const next = requests(k);
     // From when it was due, or from when it left if the timer let it leave early: never less than its own time.
     const from = Math.min(due, performance.now());
     try {
-      const res = await pool.request({ method: next.method ?? 'GET', path: next.path, headers, body: next.body });
-      await res.body.dump();
-      if (res.statusCode !== (next.expectStatus ?? 200)) unexpected++;
+      const answer = await call(k);
+      if (answer !== true) unexpected[answer] = (unexpected[answer] ?? 0) + 1;
     } catch {
       errors++;
     }
@@ -96,7 +132,6 @@ export async function paced({ url, headers = {}, rate, durationMs = 5000, warmup
     p.finally(() => inFlight.delete(p));
   }
   await Promise.all(inFlight);
-  await pool.close();
   const elapsed = (performance.now() - start) / 1000;
-  return { ...summarize([{ latencies, elapsed, errors, unexpected }]), offered: rate };
+  return { ...summarize([{ latencies, elapsed, errors, unexpectedAnswers: unexpected }]), offered: rate };
 }
