@@ -10,20 +10,22 @@ const binding = (project, role, user, bind) => ({
   expectStatus: bind ? 201 : 204,
 });
 
-export const mutationLoad = ({ url, token, projectPrefix, role = 'developer', connections = 8, durationMs = 5000, warmupMs = 1000 }) =>
+/** `users` offsets the users bound, so a run never starts on a binding an earlier run of the same role left behind. */
+export const mutationLoad = ({ url, token, projectPrefix, role = 'developer', users = 0, connections = 8, durationMs = 5000, warmupMs = 1000 }) =>
   load({
     url,
     headers: { authorization: `Bearer ${token}` },
     connections,
     durationMs,
     warmupMs,
-    requests: (w, k) => binding(`${projectPrefix}${w}`, role, Math.floor(k / 2) % 50, k % 2 === 0),
+    requests: (w, k) => binding(`${projectPrefix}${w}`, role, users + (Math.floor(k / 2) % 50), k % 2 === 0),
   });
 
 /**
  * The same bind+unbind mutations offered at a fixed rate (open loop) over `projects` projects: request k works on
- * project k mod projects, binding a user on one pass and unbinding it on the next, so two requests on one project
- * are projects / rate seconds apart and never overlap at the rates used.
+ * project k mod projects, binding a user on one pass and unbinding it on the next. Requests on one project leave
+ * in turn (`queue`): they are projects / rate seconds apart, but during a stall an unbind could otherwise overtake
+ * its bind and answer 404. A request held so still counts its latency from when it was due.
  */
 export const pacedMutations = ({ url, token, projectPrefix, projects, rate, role = 'developer', durationMs = 5000 }) =>
   paced({
@@ -34,7 +36,7 @@ export const pacedMutations = ({ url, token, projectPrefix, projects, rate, role
     connections: projects,
     requests: (k) => {
       const pass = Math.floor(k / projects);
-      return binding(`${projectPrefix}${k % projects}`, role, Math.floor(pass / 2) % 50, pass % 2 === 0);
+      return { ...binding(`${projectPrefix}${k % projects}`, role, Math.floor(pass / 2) % 50, pass % 2 === 0), queue: k % projects };
     },
   });
 

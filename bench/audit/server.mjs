@@ -102,4 +102,4 @@ process.on('message', async (m) => {
   }
   if (m && handlers[m.cmd]) process.send({ id: m.id, result: await handlers[m.cmd](m) });
 });
-process.send({ port, token, projectPrefix: 'bench-', schema });
+process.send({ port, token, projectPrefix: 'bench-', schema, databaseUrl });
