@@ -68,11 +68,26 @@ describe('the operation hook records one event per operation and fails closed', 
     const before = (await rows()).length;
     // JSON.parse turns the escapes of a request body into these; jsonb refuses both.
     const hostile = facts({ requestId: 'req-hostile', input: { body: { description: 'a \u0000 b \ud800 c \udc00' } } });
+    // The same text outside the input: a failed sign-in records the username it named as user and name, and the
+    // error message may repeat it.
+    const username = 'eve \u0000 \ud800';
+    const signIn = facts({
+      actor: undefined, routeId: 'localLogin', action: 'login', resource: 'session', name: username, project: undefined,
+      requestId: 'req-sign-in', input: { body: { username } },
+    });
     const bystander = facts({ requestId: 'req-bystander' });
-    await Promise.all([hook(hostile, async () => 'ran'), hook(bystander, async () => 'ran'), hook(facts({ requestId: 'req-third' }), async () => 'ran')]);
+    await Promise.all([
+      hook(hostile, async () => 'ran'),
+      hook(signIn, async () => Promise.reject(unauthorized(`no such user ${username}`))).catch(() => undefined),
+      hook(bystander, async () => 'ran'),
+      hook(facts({ requestId: 'req-third' }), async () => 'ran'),
+    ]);
     const added = (await rows()).slice(before);
-    expect(added.map((r) => r.request_id).sort()).toEqual(['req-bystander', 'req-hostile', 'req-third']);
+    expect(added.map((r) => r.request_id).sort()).toEqual(['req-bystander', 'req-hostile', 'req-sign-in', 'req-third']);
     expect(added.find((r) => r.request_id === 'req-hostile').details.input.body.description).toBe('a \uFFFD b \uFFFD c \uFFFD');
+    const failed = added.find((r) => r.request_id === 'req-sign-in');
+    expect(failed).toMatchObject({ action: 'login_failed', user_id: 'eve \uFFFD \uFFFD', name: 'eve \uFFFD \uFFFD' });
+    expect(failed.details.error.message).toBe('no such user eve \uFFFD \uFFFD');
     // A well-formed pair (an emoji) is text like any other.
     expect(redact({ note: 'ok \ud83d\ude00 \ud800' })).toEqual({ note: 'ok \u{1F600} \uFFFD' });
   });
