@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { startChild } from '../lib/child.mjs';
 import { cores, cpuWindow, runQueueWaitMs } from '../lib/machine.mjs';
 import { fmt, printTable } from '../lib/table.mjs';
+import { unexpectedAnswersOf } from '../lib/load.mjs';
 import { commitFloor } from './commit-floor.mjs';
 import { drain, mutationLoad, pacedMutations, sequentialGets } from './mutations.mjs';
 
@@ -79,15 +80,8 @@ function combined(runs) {
     busyCores: runs.reduce((n, r) => n + r.busyCores * r.wallMs, 0) / wallMs,
     errors: runs.reduce((n, r) => n + r.errors, 0),
     unexpected: runs.reduce((n, r) => n + r.unexpected, 0),
-    unexpectedAnswers: answersOf(runs),
+    unexpectedAnswers: unexpectedAnswersOf(runs),
   };
-}
-
-/** The unexpected answers of several runs, by what they were (status codes). */
-function answersOf(runs) {
-  const all = {};
-  for (const r of runs) for (const [answer, n] of Object.entries(r.unexpectedAnswers)) all[answer] = (all[answer] ?? 0) + n;
-  return all;
 }
 
 console.log(`load average before: ${load()} (${cores} cores)`);
@@ -146,7 +140,7 @@ const cpuRows = (o, e, label) => [
 const ossRuns = [ossFew, ossMany, ...paced.map((p) => p.oss)];
 const eeRuns = [eeFew, eeMany, ...paced.map((p) => p.ee)];
 const failures = (list) => {
-  const answers = Object.entries(answersOf(list)).map(([answer, n]) => `${answer} ×${fmt(n)}`);
+  const answers = Object.entries(unexpectedAnswersOf(list)).map(([answer, n]) => `${answer} ×${fmt(n)}`);
   return `${sumOf(list, 'errors')} / ${sumOf(list, 'unexpected')}${answers.length ? ` (${answers.join(', ')})` : ''}`;
 };
 const floorErrors = paced.reduce((n, p) => n + p.floor.errors + p.floor.unexpected, 0);

@@ -49,13 +49,19 @@ export async function load({ url, path, headers = {}, connections = 32, pipelini
   return summarize([{ latencies, elapsed, errors, unexpectedAnswers: unexpected }]);
 }
 
+/** The unexpected answers of several measurements, counted by what they were (a status code). */
+export function unexpectedAnswersOf(parts) {
+  const all = {};
+  for (const p of parts) for (const [answer, n] of Object.entries(p.unexpectedAnswers)) all[answer] = (all[answer] ?? 0) + n;
+  return all;
+}
+
 /** Several measurements of one thing as one: requests over their summed time, percentiles over every latency. */
 export function summarize(parts) {
   const latencies = parts.flatMap((p) => p.latencies).sort((a, b) => a - b);
   const elapsed = parts.reduce((sum, p) => sum + p.elapsed, 0);
   const pct = (q) => (latencies.length ? latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] : NaN);
-  const unexpectedAnswers = {};
-  for (const p of parts) for (const [answer, n] of Object.entries(p.unexpectedAnswers)) unexpectedAnswers[answer] = (unexpectedAnswers[answer] ?? 0) + n;
+  const unexpectedAnswers = unexpectedAnswersOf(parts);
   return {
     rps: latencies.length / elapsed, p50: pct(0.5), p99: pct(0.99), requests: latencies.length, latencies, elapsed,
     errors: parts.reduce((total, p) => total + p.errors, 0),
