@@ -56,7 +56,7 @@ const simulated = new WeakSet<EmbeddedCluster>();
 export function createComplianceModule(opts: ComplianceModuleOptions): ComplianceModule {
   const { portico, logger } = opts;
   const cluster = portico.cluster;
-  const projects = createProjectsByNamespace(cluster, logger);
+  const projects = createProjectsByNamespace(cluster, { namespace: portico.config.kubernetes.namespace, logger });
   const index = createComplianceIndex({ cluster, projects, logger, installPollMs: opts.installPollMs });
   const access = createComplianceAccess(portico.authz);
   const checks = createPolicyChecks({ index, cluster });

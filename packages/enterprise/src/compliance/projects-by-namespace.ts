@@ -16,8 +16,12 @@ export interface ProjectsByNamespace {
 const destinationsOf = (project: KubeObject) => (Array.isArray(project.spec?.destinations) ? project.spec.destinations : []);
 const destinationsKey = (project: KubeObject) => JSON.stringify(destinationsOf(project));
 
-export function createProjectsByNamespace(cluster: Cluster, logger: Logger): ProjectsByNamespace {
-  const informer: Informer = createInformer(cluster, resources.project, { logger });
+/**
+ * `namespace` is Portico's own, where it keeps its Projects: a Project object anywhere else is none of Portico's
+ * (the rest of Portico never lists it) and must not claim namespaces for its members.
+ */
+export function createProjectsByNamespace(cluster: Cluster, opts: { namespace: string; logger: Logger }): ProjectsByNamespace {
+  const informer: Informer = createInformer(cluster, resources.project, opts);
   let memo = new Map<string, string | undefined>();
   const listeners = new Set<() => void>();
   // Only destinations decide which project a namespace belongs to: a change of roles or bindings (the common

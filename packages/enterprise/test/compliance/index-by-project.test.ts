@@ -27,7 +27,7 @@ describe('the compliance index grouped by project', () => {
   beforeAll(async () => {
     cluster = await createEmbeddedCluster({ manifests: [catalog], kroStepMs: 0 });
     const logger = createLogger('silent');
-    projects = createProjectsByNamespace(cluster, logger);
+    projects = createProjectsByNamespace(cluster, { namespace: 'portico', logger });
     await projects.start();
     index = createComplianceIndex({ cluster, projects, logger, installPollMs: 50 });
     await index.start();
@@ -69,6 +69,17 @@ describe('the compliance index grouped by project', () => {
     await cluster.patch(constraintRef, 'zz-team', { status: statusOf(['default']) });
     await eventually(() => Promise.resolve(index.violationsOfProject('payments').length), (n) => n === 3, 'the change to reach the groups');
     for (const project of ['payments', 'default']) expect(index.violationsOfProject(project)).toEqual(byProjectFiltering(index, project));
+  });
+
+  it('reads Projects from Portico\'s namespace only, as the rest of Portico does', async () => {
+    // A Project object elsewhere in the cluster is no project of Portico's (it lists none there), so it must not
+    // claim namespaces either: its name would hide violations from the members of the project that covers them.
+    await cluster.create(resources.project, { apiVersion: 'portico.dev/v1alpha1', kind: 'Project', metadata: { name: 'aaa-stray', namespace: 'team-x' }, spec: { destinations: [{ namespace: 'stray-*' }, { namespace: 'payments-prod' }], roles: [] } });
+    await cluster.create(resources.project, { apiVersion: 'portico.dev/v1alpha1', kind: 'Project', metadata: { name: 'zz-late', namespace: 'portico' }, spec: { destinations: [{ namespace: 'late-ns' }], roles: [] } });
+    // Events arrive in order: once the later Project in Portico's namespace is seen, the stray one was too.
+    await eventually(() => Promise.resolve(projects.projectOf('late-ns')), (p) => p === 'zz-late', 'the later project to be read');
+    expect(projects.projectOf('stray-one')).toBeUndefined();
+    expect(projects.projectOf('payments-prod')).toBe('payments');
   });
 
   it('projects-by-namespace tells its listeners when destinations change, not when roles or bindings do', async () => {
