@@ -138,6 +138,7 @@ export async function createPortico(opts: CreatePorticoOptions = {}): Promise<Po
       access,
       instances,
       events,
+      projectObjects: projectInformer,
       limits,
       readiness,
       async stop() {

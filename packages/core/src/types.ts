@@ -1,5 +1,6 @@
 import type * as api from '@portico/api';
 import type { Actor } from './actor.js';
+import type { InformerView } from './cluster/informer-types.js';
 import type { Cluster, ComponentHealth, Disposable, KubeObject } from './ports/cluster.js';
 import type { KeyValue } from './ports/keyvalue.js';
 import type { PorticoConfig } from './config.js';
@@ -184,6 +185,12 @@ export interface Portico {
   access: AccessService;
   instances: InstancesService;
   events: EventsService;
+  /**
+   * The Project objects Portico reads (its own namespace), as its one Project informer holds them: plugins that
+   * need them read and listen here instead of watching Projects again, so they see exactly the Projects the rest
+   * of Portico sees.
+   */
+  projectObjects: InformerView;
   /** Rate limits of contract §9 and the failed-login lockout, counted in the KeyValue store. */
   limits: Limits;
   readiness(): Promise<api.Readyz>;

@@ -26,5 +26,11 @@ export interface Informer {
   health(): ComponentHealth;
 }
 
+/**
+ * What a reader of a shared informer may use: its cache and its events. Whoever made the informer starts and
+ * stops it; readers never do, and never mutate the (frozen) objects.
+ */
+export type InformerView = Pick<Informer, 'ref' | 'list' | 'get' | 'on' | 'health'>;
+
 export const objectKey = (o: { metadata: { name: string; namespace?: string } }) =>
   o.metadata.namespace ? `${o.metadata.namespace}/${o.metadata.name}` : o.metadata.name;

@@ -56,7 +56,7 @@ const simulated = new WeakSet<EmbeddedCluster>();
 export function createComplianceModule(opts: ComplianceModuleOptions): ComplianceModule {
   const { portico, logger } = opts;
   const cluster = portico.cluster;
-  const projects = createProjectsByNamespace(cluster, { namespace: portico.config.kubernetes.namespace, logger });
+  const projects = createProjectsByNamespace(portico.projectObjects);
   const index = createComplianceIndex({ cluster, projects, logger, installPollMs: opts.installPollMs });
   const access = createComplianceAccess(portico.authz);
   const checks = createPolicyChecks({ index, cluster });
@@ -83,7 +83,6 @@ export function createComplianceModule(opts: ComplianceModuleOptions): Complianc
     webhook = cluster.addAdmissionWebhook((ref, obj) => simulator!.admit(ref, obj));
   }
   const ready = (async () => {
-    await projects.start();
     await simulator?.start();
     await index.start();
   })();

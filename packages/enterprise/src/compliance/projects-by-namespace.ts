@@ -1,4 +1,4 @@
-import { createInformer, destinationAllows, resources, type Cluster, type Disposable, type Informer, type KubeObject, type Logger } from '@portico/core';
+import { destinationAllows, type Disposable, type InformerView, type KubeObject } from '@portico/core';
 
 /**
  * Which project a namespace belongs to, from the Project resources' destinations: the project that names the
@@ -9,7 +9,7 @@ export interface ProjectsByNamespace {
   projectOf(namespace: string): string | undefined;
   /** Runs after a Project changed (its destinations may now cover other namespaces). */
   onChange(listener: () => void): Disposable;
-  start(): Promise<void>;
+  /** Stops listening; the Projects themselves are Portico's to stop. */
   stop(): void;
 }
 
@@ -17,25 +17,24 @@ const destinationsOf = (project: KubeObject) => (Array.isArray(project.spec?.des
 const destinationsKey = (project: KubeObject) => JSON.stringify(destinationsOf(project));
 
 /**
- * `namespace` is Portico's own, where it keeps its Projects: a Project object anywhere else is none of Portico's
- * (the rest of Portico never lists it) and must not claim namespaces for its members.
+ * Over the Projects Portico itself reads (`portico.projectObjects`, its own namespace): a Project object anywhere
+ * else is none of Portico's and claims nothing, and no second watch on Projects is opened.
  */
-export function createProjectsByNamespace(cluster: Cluster, opts: { namespace: string; logger: Logger }): ProjectsByNamespace {
-  const informer: Informer = createInformer(cluster, resources.project, opts);
+export function createProjectsByNamespace(projects: InformerView): ProjectsByNamespace {
   let memo = new Map<string, string | undefined>();
   const listeners = new Set<() => void>();
   // Only destinations decide which project a namespace belongs to: a change of roles or bindings (the common
   // write to a Project) leaves every answer as it was, and re-deriving every violation's project for it would
   // cost each member change a walk over all violations in force.
-  const subscription = informer.on((event) => {
+  const subscription = projects.on((event) => {
     if (event.type === 'MODIFIED' && event.previous && destinationsKey(event.previous) === destinationsKey(event.object)) return;
     memo = new Map();
     for (const listener of [...listeners]) listener();
   });
   const lookup = (namespace: string): string | undefined => {
-    const projects = informer.list().sort((a, b) => a.metadata.name.localeCompare(b.metadata.name));
-    const exact = projects.find((p) => destinationsOf(p).some((d: { namespace?: unknown }) => d?.namespace === namespace));
-    return (exact ?? projects.find((p) => destinationAllows(destinationsOf(p), namespace)))?.metadata.name;
+    const sorted = projects.list().sort((a, b) => a.metadata.name.localeCompare(b.metadata.name));
+    const exact = sorted.find((p) => destinationsOf(p).some((d: { namespace?: unknown }) => d?.namespace === namespace));
+    return (exact ?? sorted.find((p) => destinationAllows(destinationsOf(p), namespace)))?.metadata.name;
   };
   return {
     projectOf(namespace) {
@@ -47,10 +46,6 @@ export function createProjectsByNamespace(cluster: Cluster, opts: { namespace: s
       listeners.add(listener);
       return { close: () => void listeners.delete(listener) };
     },
-    start: () => informer.start(),
-    stop() {
-      subscription.close();
-      informer.stop();
-    },
+    stop: () => subscription.close(),
   };
 }

@@ -165,6 +165,26 @@ describe.each(clusterModes)('compliance acceptance 1 and 2 (%s cluster)', (mode)
     expect(seen.body.items[0]).toMatchObject({ constraintName: name, project, resource: { kind: 'Deployment', namespace: 'prod', name: app } });
   }, 30_000);
 
+  it('a Project object outside Portico\'s namespace claims nothing: violations stay with the projects Portico knows', async () => {
+    const name = uniqueName('outside');
+    const [qa, qaExtra] = [uniqueName('qa'), uniqueName('qa-extra')];
+    expect((await createConstraint(admin, {
+      name, templateName: 'k8srequiredlabels', enforcementAction: 'dryrun',
+      match: { kinds: [{ apiGroups: ['apps'], kinds: ['Deployment'] }], namespaces: [qa, qaExtra] }, parameters: { labels: [{ key: 'owner' }] },
+    })).status).toBe(201);
+    const violations = () => admin.get(`/api/v1/compliance/violations?constraint=K8sRequiredLabels/${name}`);
+    const owner = await createProject(ee, 'owner', [qa]);
+    await ee.apply({ apiVersion: 'kro.run/v1alpha1', kind: 'LabelledApp', metadata: { name: uniqueName('kept'), namespace: qa }, spec: {} });
+    await eventually(violations, (r) => r.body.total === 1 && r.body.items[0].project === owner, 'the violation to belong to its project', { timeoutMs: 15_000 });
+    // Written with kubectl where Portico keeps no Projects, naming both namespaces exactly, with a name that sorts
+    // first: were it read, it would take both violations.
+    await ee.apply({ apiVersion: 'portico.dev/v1alpha1', kind: 'Project', metadata: { name: 'aaa-outside', namespace: 'team-x' }, spec: { destinations: [{ namespace: qa }, { namespace: qaExtra }], roles: [] } });
+    await ee.apply({ apiVersion: 'kro.run/v1alpha1', kind: 'LabelledApp', metadata: { name: uniqueName('later'), namespace: qaExtra }, spec: {} });
+    const later = await createProject(ee, 'later', [qaExtra]);
+    const both = await eventually(violations, (r) => r.body.total === 2 && r.body.items.some((v: { project?: string }) => v.project === later), 'the later project to own its violation', { timeoutMs: 15_000 });
+    expect(both.body.items.map((v: { resource: { namespace: string }; project?: string }) => [v.resource.namespace, v.project]).sort()).toEqual([[qa, owner], [qaExtra, later]].sort());
+  }, 40_000);
+
   it('templates, constraints and the sample violations read in both path families', async () => {
     const templates = await admin.get('/api/v1/compliance/templates?pageSize=100');
     expect(templates.body.items.map((t: { kind: string }) => t.kind)).toEqual(expect.arrayContaining(['K8sRequiredLabels', 'K8sAllowedRepos', 'K8sContainerLimits', 'K8sBlockNodePort']));

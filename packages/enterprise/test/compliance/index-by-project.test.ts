@@ -1,4 +1,4 @@
-import { createEmbeddedCluster, createLogger, resources, type EmbeddedCluster, type ResourceRef } from '@portico/core';
+import { createEmbeddedCluster, createInformer, createLogger, resources, type EmbeddedCluster, type Informer, type ResourceRef } from '@portico/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from '../../../core/test/support/eventually.js';
 import { createComplianceIndex, type ComplianceIndex } from '../../src/compliance/compliance-index.js';
@@ -21,20 +21,24 @@ const byProjectFiltering = (index: ComplianceIndex, project: string) => index.vi
 // in force: these must be exactly what filtering the whole list gives, in the same order, and follow changes.
 describe('the compliance index grouped by project', () => {
   let cluster: EmbeddedCluster;
+  let projectObjects: Informer;
   let projects: ProjectsByNamespace;
   let index: ComplianceIndex;
 
   beforeAll(async () => {
     cluster = await createEmbeddedCluster({ manifests: [catalog], kroStepMs: 0 });
     const logger = createLogger('silent');
-    projects = createProjectsByNamespace(cluster, { namespace: 'portico', logger });
-    await projects.start();
+    // As createPortico makes it: Portico's Projects are those of its own namespace.
+    projectObjects = createInformer(cluster, resources.project, { namespace: 'portico', logger });
+    await projectObjects.start();
+    projects = createProjectsByNamespace(projectObjects);
     index = createComplianceIndex({ cluster, projects, logger, installPollMs: 50 });
     await index.start();
   });
   afterAll(async () => {
     index?.stop();
     projects?.stop();
+    projectObjects?.stop();
     await cluster?.close();
   });
 
@@ -69,17 +73,6 @@ describe('the compliance index grouped by project', () => {
     await cluster.patch(constraintRef, 'zz-team', { status: statusOf(['default']) });
     await eventually(() => Promise.resolve(index.violationsOfProject('payments').length), (n) => n === 3, 'the change to reach the groups');
     for (const project of ['payments', 'default']) expect(index.violationsOfProject(project)).toEqual(byProjectFiltering(index, project));
-  });
-
-  it('reads Projects from Portico\'s namespace only, as the rest of Portico does', async () => {
-    // A Project object elsewhere in the cluster is no project of Portico's (it lists none there), so it must not
-    // claim namespaces either: its name would hide violations from the members of the project that covers them.
-    await cluster.create(resources.project, { apiVersion: 'portico.dev/v1alpha1', kind: 'Project', metadata: { name: 'aaa-stray', namespace: 'team-x' }, spec: { destinations: [{ namespace: 'stray-*' }, { namespace: 'payments-prod' }], roles: [] } });
-    await cluster.create(resources.project, { apiVersion: 'portico.dev/v1alpha1', kind: 'Project', metadata: { name: 'zz-late', namespace: 'portico' }, spec: { destinations: [{ namespace: 'late-ns' }], roles: [] } });
-    // Events arrive in order: once the later Project in Portico's namespace is seen, the stray one was too.
-    await eventually(() => Promise.resolve(projects.projectOf('late-ns')), (p) => p === 'zz-late', 'the later project to be read');
-    expect(projects.projectOf('stray-one')).toBeUndefined();
-    expect(projects.projectOf('payments-prod')).toBe('payments');
   });
 
   it('projects-by-namespace tells its listeners when destinations change, not when roles or bindings do', async () => {

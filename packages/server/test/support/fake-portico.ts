@@ -84,6 +84,7 @@ export function fakePortico(opts: { env?: Record<string, string>; config?: Parti
     logger,
     cluster: {} as Portico['cluster'],
     kv: {} as Portico['kv'],
+    projectObjects: {} as Portico['projectObjects'],
     authz: {} as Portico['authz'],
     // Unlimited: these tests are about the pipeline, the rate limits have their own.
     limits: {
