@@ -22,6 +22,9 @@ const destinationsKey = (project: KubeObject) => JSON.stringify(destinationsOf(p
  */
 export function createProjectsByNamespace(projects: InformerView): ProjectsByNamespace {
   let memo = new Map<string, string | undefined>();
+  // Worked out once per change of destinations, not per namespace asked: after a change every violation's namespace
+  // is asked again, and sorting every Project for each of them blocked the event loop for 0.2 s at 1,000 projects.
+  let ordered: { exact: Map<string, string>; patterned: KubeObject[] } | undefined;
   const listeners = new Set<() => void>();
   // Only destinations decide which project a namespace belongs to: a change of roles or bindings (the common
   // write to a Project) leaves every answer as it was, and re-deriving every violation's project for it would
@@ -29,12 +32,24 @@ export function createProjectsByNamespace(projects: InformerView): ProjectsByNam
   const subscription = projects.on((event) => {
     if (event.type === 'MODIFIED' && event.previous && destinationsKey(event.previous) === destinationsKey(event.object)) return;
     memo = new Map();
+    ordered = undefined;
     for (const listener of [...listeners]) listener();
   });
+  const order = () => {
+    const byName = projects.list().sort((a, b) => a.metadata.name.localeCompare(b.metadata.name));
+    const exact = new Map<string, string>();
+    for (const p of byName) {
+      for (const d of destinationsOf(p) as { namespace?: unknown }[]) {
+        if (typeof d?.namespace === 'string' && !exact.has(d.namespace)) exact.set(d.namespace, p.metadata.name);
+      }
+    }
+    // Exact names are all in the map: only Projects with a pattern can still cover a namespace it misses.
+    const patterned = byName.filter((p) => (destinationsOf(p) as { namespace?: unknown }[]).some((d) => typeof d?.namespace === 'string' && d.namespace.includes('*')));
+    return { exact, patterned };
+  };
   const lookup = (namespace: string): string | undefined => {
-    const sorted = projects.list().sort((a, b) => a.metadata.name.localeCompare(b.metadata.name));
-    const exact = sorted.find((p) => destinationsOf(p).some((d: { namespace?: unknown }) => d?.namespace === namespace));
-    return (exact ?? sorted.find((p) => destinationAllows(destinationsOf(p), namespace)))?.metadata.name;
+    ordered ??= order();
+    return ordered.exact.get(namespace) ?? ordered.patterned.find((p) => destinationAllows(destinationsOf(p), namespace))?.metadata.name;
   };
   return {
     projectOf(namespace) {

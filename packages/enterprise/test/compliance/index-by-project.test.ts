@@ -75,6 +75,18 @@ describe('the compliance index grouped by project', () => {
     for (const project of ['payments', 'default']) expect(index.violationsOfProject(project)).toEqual(byProjectFiltering(index, project));
   });
 
+  it('projects-by-namespace: an exact name beats a pattern, and among equals the first project by name wins', async () => {
+    const make = (name: string, destinations: string[]) =>
+      cluster.create(resources.project, { apiVersion: 'portico.dev/v1alpha1', kind: 'Project', metadata: { name, namespace: 'portico' }, spec: { destinations: destinations.map((namespace) => ({ namespace })), roles: [] } });
+    await make('rank-b', ['rank-shared', 'rank-only-b']);
+    await make('rank-a', ['rank-shared']);
+    await make('rank-0', ['rank-*']); // sorts first, but only a pattern
+    await make('rank-c', ['rank-*']);
+    await eventually(() => Promise.resolve(projects.projectOf('rank-shared')), (p) => p === 'rank-a', 'the first exact owner by name');
+    expect(projects.projectOf('rank-only-b')).toBe('rank-b');
+    expect(projects.projectOf('rank-elsewhere')).toBe('rank-0');
+  });
+
   it('projects-by-namespace tells its listeners when destinations change, not when roles or bindings do', async () => {
     let told = 0;
     const subscription = projects.onChange(() => void (told += 1));
