@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { startChild } from '../lib/child.mjs';
 import { cores, cpuWindow, runQueueWaitMs } from '../lib/machine.mjs';
 import { fmt, printTable } from '../lib/table.mjs';
-import { unexpectedAnswersOf } from '../lib/load.mjs';
+import { summarize } from '../lib/load.mjs';
 import { commitFloor } from './commit-floor.mjs';
 import { drain, mutationLoad, pacedMutations, sequentialGets } from './mutations.mjs';
 
@@ -65,22 +65,21 @@ async function closedLoop({ server, target }, conns, role, { ms = durationMs, us
   return result;
 }
 
-/** Rounds of one build as one run: rates and CPU weighted by the time and mutations of each round. */
+/**
+ * Rounds of one build as one run: rate, latencies and answers as `summarize` joins any measurements, CPU weighted by
+ * the mutations of each round.
+ */
 function combined(runs) {
   const wallMs = runs.reduce((n, r) => n + r.wallMs, 0);
   const mutations = runs.map((r) => (r.rps * r.wallMs) / 1000);
   const total = mutations.reduce((a, b) => a + b, 0);
   const weighted = (f) => runs.reduce((n, r, i) => n + f(r) * mutations[i], 0) / total;
-  const split = runs.every((r) => r.split) ? runs[0].split.map((_, j) => weighted((r) => r.split[j])) : undefined;
   return {
-    rps: (total * 1000) / wallMs,
+    ...summarize(runs),
     cpuPerMutationUs: weighted((r) => r.cpuPerMutationUs),
     waitedPerMutationUs: weighted((r) => r.waitedPerMutationUs),
-    split,
+    split: runs.every((r) => r.split) ? runs[0].split.map((_, j) => weighted((r) => r.split[j])) : undefined,
     busyCores: runs.reduce((n, r) => n + r.busyCores * r.wallMs, 0) / wallMs,
-    errors: runs.reduce((n, r) => n + r.errors, 0),
-    unexpected: runs.reduce((n, r) => n + r.unexpected, 0),
-    unexpectedAnswers: unexpectedAnswersOf(runs),
   };
 }
 
@@ -118,7 +117,6 @@ const rss = await ee.server.request({ cmd: 'rss-stop' });
 const csv = await drain({ url, token: ee.info.token, path: '/api/v1/audit/events/export?format=csv' });
 await ee.server.stop();
 
-const sumOf = (list, key) => list.reduce((n, r) => n + r[key], 0);
 const ok = (pass) => (pass ? 'ok' : 'MISSED');
 const share = eeMany.rps / ossMany.rps;
 const exportRate = exported.lines / exported.seconds;
@@ -140,8 +138,9 @@ const cpuRows = (o, e, label) => [
 const ossRuns = [ossFew, ossMany, ...paced.map((p) => p.oss)];
 const eeRuns = [eeFew, eeMany, ...paced.map((p) => p.ee)];
 const failures = (list) => {
-  const answers = Object.entries(unexpectedAnswersOf(list)).map(([answer, n]) => `${answer} ×${fmt(n)}`);
-  return `${sumOf(list, 'errors')} / ${sumOf(list, 'unexpected')}${answers.length ? ` (${answers.join(', ')})` : ''}`;
+  const { errors, unexpected, unexpectedAnswers } = summarize(list);
+  const answers = Object.entries(unexpectedAnswers).map(([answer, n]) => `${answer} ×${fmt(n)}`);
+  return `${errors} / ${unexpected}${answers.length ? ` (${answers.join(', ')})` : ''}`;
 };
 const floorErrors = paced.reduce((n, p) => n + p.floor.errors + p.floor.unexpected, 0);
 printTable(

@@ -50,7 +50,7 @@ export async function load({ url, path, headers = {}, connections = 32, pipelini
 }
 
 /** The unexpected answers of several measurements, counted by what they were (a status code). */
-export function unexpectedAnswersOf(parts) {
+function unexpectedAnswersOf(parts) {
   const all = {};
   for (const p of parts) for (const [answer, n] of Object.entries(p.unexpectedAnswers)) all[answer] = (all[answer] ?? 0) + n;
   return all;
