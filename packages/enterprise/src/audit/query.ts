@@ -1,5 +1,5 @@
 import type { Queryable } from './db.js';
-import { isUnfiltered, whereOf } from './filter-sql.js';
+import { isUnfiltered, whereOf, type WhereClause } from './filter-sql.js';
 import { eventColumns, eventOf, type AuditRow } from './row.js';
 import type { AuditEvent, AuditFilter } from './types.js';
 
@@ -19,28 +19,33 @@ export interface AuditPage {
   nextCursor?: string;
 }
 
-/** Rows in the chain now: the head's position minus what retention removed, without counting the table. */
-async function chainLength(db: Queryable): Promise<number> {
-  const { rows } = await db.query<{ n: string }>('SELECT seq - anchor_seq AS n FROM audit_chain WHERE id = 1');
-  return Number(rows[0].n);
-}
+/**
+ * How many events match: for no filter, the chain's length (the head's position minus what retention removed)
+ * without counting the table.
+ */
+const totalSql = (filter: AuditFilter, where: WhereClause) =>
+  isUnfiltered(filter) ? 'SELECT seq - anchor_seq AS total FROM audit_chain WHERE id = 1' : `SELECT count(*) AS total FROM audit_events ${where.sql}`;
 
-async function countMatching(db: Queryable, filter: AuditFilter): Promise<number> {
-  if (isUnfiltered(filter)) return chainLength(db);
-  const where = whereOf(filter);
-  const { rows } = await db.query<{ n: string }>(`SELECT count(*) AS n FROM audit_events ${where.sql}`, where.values);
-  return Number(rows[0].n);
-}
-
-/** Newest first. One row more than the page tells whether a next page exists without a second query. */
+/**
+ * Newest first. One statement answers the page and the total, as for the violation history: one snapshot, so an
+ * event appended meanwhile cannot be counted but missing from the page, and one pooled connection per listing.
+ * The page joins onto the count, so a page past the end still carries the total, in a row without an event.
+ * One row more than the page tells whether a next page exists.
+ */
 export async function listEvents(db: Queryable, req: AuditPageRequest): Promise<AuditPage> {
-  const where = whereOf(req.filter, { beforeId: req.after });
+  // The cursor's bound comes last, so the count's parameters are the first ones of the page's.
+  const counted = whereOf(req.filter);
+  const paged = whereOf(req.filter, { beforeId: req.after });
   const offset = req.after === undefined ? (req.page - 1) * req.pageSize : 0;
-  const pageSql = `SELECT ${eventColumns} FROM audit_events ${where.sql} ORDER BY id DESC LIMIT ${req.pageSize + 1} OFFSET ${offset}`;
-  const [{ rows }, total] = await Promise.all([db.query<AuditRow>(pageSql, where.values), countMatching(db, req.filter)]);
-  const more = rows.length > req.pageSize;
-  const events = rows.slice(0, req.pageSize).map(eventOf);
-  const page: AuditPage = { events, total, page: req.after === undefined ? req.page : 1, pageSize: req.pageSize };
+  const pageSql = `SELECT ${eventColumns} FROM audit_events ${paged.sql} ORDER BY id DESC LIMIT ${req.pageSize + 1} OFFSET ${offset}`;
+  const { rows } = await db.query<AuditRow & { total: string }>(
+    `SELECT e.*, t.total FROM (${totalSql(req.filter, counted)}) AS t LEFT JOIN (${pageSql}) AS e ON true ORDER BY e.id DESC`,
+    paged.values,
+  );
+  const found = rows.filter((row) => row.id !== null);
+  const more = found.length > req.pageSize;
+  const events = found.slice(0, req.pageSize).map(eventOf);
+  const page: AuditPage = { events, total: Number(rows[0].total), page: req.after === undefined ? req.page : 1, pageSize: req.pageSize };
   if (more) page.nextCursor = events[events.length - 1].id;
   return page;
 }

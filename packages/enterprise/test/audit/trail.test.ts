@@ -153,6 +153,12 @@ describe('audit trail in PostgreSQL', () => {
       const page3 = await listEvents(scratch.pool, { filter: lastHour, page: 3, pageSize: 3 });
       expect(page3.events).toHaveLength(1);
       expect(page3.nextCursor).toBeUndefined();
+      // The total counts the filter, not what is left after a cursor, and a page past the end still says it.
+      expect(byCursor.total).toBe(7);
+      expect(await listEvents(scratch.pool, { filter: lastHour, page: 4, pageSize: 3 })).toEqual({ events: [], total: 7, page: 4, pageSize: 3 });
+      const unfilteredAfter = await listEvents(scratch.pool, { filter: {}, page: 1, pageSize: 2, after: page1.nextCursor });
+      expect(unfilteredAfter.total).toBe(9);
+      expect(unfilteredAfter.events.map((e) => e.timestamp)).toEqual(page2.events.slice(0, 2).map((e) => e.timestamp));
 
       const denied = await listEvents(scratch.pool, { filter: { result: 'denied' }, page: 1, pageSize: 10 });
       expect(denied.events.map((e) => e.userId)).toEqual(['hugo']);
