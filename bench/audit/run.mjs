@@ -109,7 +109,18 @@ console.log(`seeding ${fmt(rows)} audit rows …`);
 const seeded = await ee.server.request({ cmd: 'seed', rows });
 const url = `http://127.0.0.1:${ee.info.port}`;
 const from = encodeURIComponent(new Date(Date.now() - 86_400_000).toISOString());
-const query = await sequentialGets({ url, token: ee.info.token, paths: Array.from({ length: 20 }, (_, u) => `/api/v1/audit/events?userId=user-${u * 5}&from=${from}`) });
+const queryPaths = Array.from({ length: 20 }, (_, u) => `/api/v1/audit/events?userId=user-${u * 5}&from=${from}`);
+// The yardstick of a list endpoint: a plain node:http server answering the very bytes of the first user's page,
+// paged the same way just before Portico, so a slow spell of the machine shows in both rows.
+const sameBytesChild = startChild(here('../scale/same-bytes.mjs'));
+const sameBytes = `http://127.0.0.1:${(await sameBytesChild.ready).port}`;
+const firstPage = await fetch(`${url}${queryPaths[0]}`, { headers: { authorization: `Bearer ${ee.info.token}` } });
+if (firstPage.status !== 200) throw new Error(`GET ${queryPaths[0]}: ${firstPage.status} ${await firstPage.text()}`);
+const pageBytes = Buffer.from(await firstPage.arrayBuffer());
+await sameBytesChild.request({ body: pageBytes.toString('base64') });
+const plainQuery = await sequentialGets({ url: sameBytes, token: ee.info.token, paths: queryPaths });
+await sameBytesChild.stop();
+const query = await sequentialGets({ url, token: ee.info.token, paths: queryPaths });
 
 await ee.server.request({ cmd: 'rss-start' });
 const exported = await drain({ url, token: ee.info.token, path: '/api/v1/audit/events/export?format=ndjson' });
@@ -162,6 +173,7 @@ printTable(
     ['audit events written during the run', '', fmt(recorded.count), '', '', ''],
     [`GET /audit/events?userId&from=24h ago (${fmt(rows)} rows)`, '', `p50 ${fmt(query.p50, 2)} ms`, '', '', ''],
     ['  … p99', '', `${fmt(query.p99, 2)} ms`, '', '< 30 ms', ok(query.p99 < 30 && query.unexpected === 0)],
+    [`  … node:http answering the same ${fmt(pageBytes.length / 1024, 1)} KiB page: p50 / p99`, '', `${ms(plainQuery.p50)} / ${ms(plainQuery.p99)}`, '', '', ''],
     ['export NDJSON, all rows', '', `${fmt(exportRate)} rows/s`, `${fmt(exported.lines)} rows, ${fmt(exported.bytes / 2 ** 20)} MiB`, '≥ 50k rows/s', ok(exportRate >= 50_000 && exported.lines >= rows)],
     ['  … server RSS growth during export', '', `${fmt(rss.growth / 2 ** 20, 1)} MiB`, `${fmt(rss.before / 2 ** 20)} → max ${fmt(rss.max / 2 ** 20)} MiB`, '< 50 MB', ok(rss.growth < 50e6)],
     ['export CSV, all rows', '', `${fmt(csvRate)} rows/s`, `${fmt(csv.lines - 1)} rows`, '', ''],
