@@ -5,11 +5,14 @@ import type * as api from '@portico/api';
  * matching only; a client is always shown real namespace names.
  */
 export function namespaceMatches(pattern: string, namespace: string): boolean {
+  if (!isNamespacePattern(pattern)) return namespace === pattern;
   if (pattern === '*') return true;
   if (pattern.endsWith('*')) return namespace.startsWith(pattern.slice(0, -1));
-  if (pattern.startsWith('*')) return namespace.endsWith(pattern.slice(1));
-  return namespace === pattern;
+  return namespace.endsWith(pattern.slice(1));
 }
+
+/** Whether a destination names namespaces by pattern: anything else is one namespace's exact name. */
+export const isNamespacePattern = (pattern: string) => pattern.startsWith('*') || pattern.endsWith('*');
 
 /** Whether a project may deploy into `namespace`. */
 export const destinationAllows = (destinations: readonly api.Destination[], namespace: string) =>

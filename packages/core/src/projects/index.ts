@@ -3,7 +3,7 @@ export type { ProjectsDeps } from './projects.js';
 export { projectAnnotations, projectPolicySource, projectResource, projectSpecOf, toProject, roleSpec } from './project-resource.js';
 export type { ProjectSpec, ProjectRoleSpec } from './project-resource.js';
 export { roleTemplates, defaultRoles } from './role-templates.js';
-export { namespaceMatches, destinationAllows, expandDestinations } from './destinations.js';
+export { namespaceMatches, isNamespacePattern, destinationAllows, expandDestinations } from './destinations.js';
 export { waitForInformer } from './wait-for-informer.js';
 export type { InformerTarget } from './wait-for-informer.js';
 export { updatePermissions } from './update-permissions.js';

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { Informer, InformerEvent } from '../../src/cluster/informer-types.js';
 import type { KubeObject } from '../../src/ports/cluster.js';
 import { resources } from '../../src/ports/cluster.js';
-import { expandDestinations, namespaceMatches, waitForInformer } from '../../src/projects/index.js';
+import { expandDestinations, isNamespacePattern, namespaceMatches, waitForInformer } from '../../src/projects/index.js';
 
 /** A hand-driven informer: the test decides when the cache changes. */
 function manualInformer() {
@@ -41,6 +41,12 @@ describe('namespace patterns', () => {
     ['staging', 'staging-2', false],
   ])('%s matches %s: %s', (pattern, ns, expected) => {
     expect(namespaceMatches(pattern, ns)).toBe(expected);
+  });
+
+  it('tells a pattern from an exact name as matching does (a name with a star inside matches only itself)', () => {
+    expect(['*', 'team-*', '*-prod', 'staging', 'a*b'].map(isNamespacePattern)).toEqual([true, true, true, false, false]);
+    expect(namespaceMatches('a*b', 'a*b')).toBe(true);
+    expect(namespaceMatches('a*b', 'axb')).toBe(false);
   });
 
   it('expands to sorted real namespaces without duplicates', () => {

@@ -1,4 +1,4 @@
-import { destinationAllows, type Disposable, type InformerView, type KubeObject } from '@portico/core';
+import { destinationAllows, isNamespacePattern, type Disposable, type InformerView, type KubeObject } from '@portico/core';
 
 /**
  * Which project a namespace belongs to, from the Project resources' destinations: the project that names the
@@ -14,6 +14,9 @@ export interface ProjectsByNamespace {
 }
 
 const destinationsOf = (project: KubeObject) => (Array.isArray(project.spec?.destinations) ? project.spec.destinations : []);
+/** The namespace names or patterns a Project's destinations give, ignoring malformed entries. */
+const namespacesOf = (project: KubeObject): string[] =>
+  destinationsOf(project).flatMap((d: { namespace?: unknown }) => (typeof d?.namespace === 'string' ? [d.namespace] : []));
 const destinationsKey = (project: KubeObject) => JSON.stringify(destinationsOf(project));
 
 /**
@@ -39,12 +42,10 @@ export function createProjectsByNamespace(projects: InformerView): ProjectsByNam
     const byName = projects.list().sort((a, b) => a.metadata.name.localeCompare(b.metadata.name));
     const exact = new Map<string, string>();
     for (const p of byName) {
-      for (const d of destinationsOf(p) as { namespace?: unknown }[]) {
-        if (typeof d?.namespace === 'string' && !exact.has(d.namespace)) exact.set(d.namespace, p.metadata.name);
-      }
+      for (const ns of namespacesOf(p)) if (!isNamespacePattern(ns) && !exact.has(ns)) exact.set(ns, p.metadata.name);
     }
     // Exact names are all in the map: only Projects with a pattern can still cover a namespace it misses.
-    const patterned = byName.filter((p) => (destinationsOf(p) as { namespace?: unknown }[]).some((d) => typeof d?.namespace === 'string' && d.namespace.includes('*')));
+    const patterned = byName.filter((p) => namespacesOf(p).some(isNamespacePattern));
     return { exact, patterned };
   };
   const lookup = (namespace: string): string | undefined => {
