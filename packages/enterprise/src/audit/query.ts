@@ -19,12 +19,12 @@ export interface AuditPage {
   nextCursor?: string;
 }
 
-/**
- * How many events match: for no filter, the chain's length (the head's position minus what retention removed)
- * without counting the table.
- */
-const totalSql = (filter: AuditFilter, where: WhereClause) =>
-  isUnfiltered(filter) ? 'SELECT seq - anchor_seq AS total FROM audit_chain WHERE id = 1' : `SELECT count(*) AS total FROM audit_events ${where.sql}`;
+/** Events in the trail now, as column `n`: the head's position minus what retention removed, without counting the table. */
+export const chainLengthSql = 'SELECT seq - anchor_seq AS n FROM audit_chain WHERE id = 1';
+
+/** How many events match, as column `n`: for no filter, the chain's length. */
+const countSql = (filter: AuditFilter, where: WhereClause) =>
+  isUnfiltered(filter) ? chainLengthSql : `SELECT count(*) AS n FROM audit_events ${where.sql}`;
 
 /**
  * Newest first. One statement answers the page and the total, as for the violation history: one snapshot, so an
@@ -39,7 +39,7 @@ export async function listEvents(db: Queryable, req: AuditPageRequest): Promise<
   const offset = req.after === undefined ? (req.page - 1) * req.pageSize : 0;
   const pageSql = `SELECT ${eventColumns} FROM audit_events ${paged.sql} ORDER BY id DESC LIMIT ${req.pageSize + 1} OFFSET ${offset}`;
   const { rows } = await db.query<AuditRow & { total: string }>(
-    `SELECT e.*, t.total FROM (${totalSql(req.filter, counted)}) AS t LEFT JOIN (${pageSql}) AS e ON true ORDER BY e.id DESC`,
+    `SELECT e.*, t.n AS total FROM (${countSql(req.filter, counted)}) AS t LEFT JOIN (${pageSql}) AS e ON true ORDER BY e.id DESC`,
     paged.values,
   );
   const found = rows.filter((row) => row.id !== null);

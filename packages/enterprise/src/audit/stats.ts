@@ -1,5 +1,6 @@
 import type { Queryable } from './db.js';
 import { whereOf } from './filter-sql.js';
+import { chainLengthSql } from './query.js';
 
 export interface AuditStats {
   totalEvents: number;
@@ -20,7 +21,7 @@ const startOfUtcDay = (now: Date) => new Date(Date.UTC(now.getUTCFullYear(), now
 export async function auditStats(db: Queryable, now = new Date()): Promise<AuditStats> {
   const today = whereOf({ from: startOfUtcDay(now) });
   const [head, groups, users] = await Promise.all([
-    db.query<{ n: string }>('SELECT seq - anchor_seq AS n FROM audit_chain WHERE id = 1'),
+    db.query<{ n: string }>(chainLengthSql),
     db.query<{ action: string; result: string; n: string }>(
       `SELECT action, result, count(*) AS n FROM audit_events ${today.sql} GROUP BY action, result`, today.values),
     db.query<{ user_id: string; n: string }>(
