@@ -101,7 +101,7 @@ export function createAuthorizer(deps: AuthorizerDeps): Authorizer {
     const source = deps.policyOf(obj);
     const before = policies.get(source.name);
     if (before && before.sourceKey === policySourceKey(source)) return false;
-    const after = buildProjectPolicy(source);
+    const after = buildProjectPolicy(source, before);
     if (after.errors.length > 0) {
       deps.logger?.warn(
         { project: source.name, errors: after.errors.map(describePolicyError) },

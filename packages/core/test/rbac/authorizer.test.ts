@@ -166,6 +166,23 @@ describe('reload', () => {
     expect(changes).toHaveBeenCalledTimes(1);
   });
 
+  it('a binding keeps the decisions already made for the roles; the next policy change is decided anew', async () => {
+    const { authz, put } = await start();
+    const object = 'instances/alpha/dev/App/x';
+    await put('alpha', [role('viewer', ['instances/*, get, allow'], { users: ['alice'] })]);
+    expect(authz.can(user('alice'), 'get', object)).toBe(true);
+    expect(authz.can(user('bob'), 'get', object)).toBe(false);
+
+    await put('alpha', [role('viewer', ['instances/*, get, allow'], { users: ['alice', 'bob'] })]);
+    expect(authz.can(user('bob'), 'get', object)).toBe(true);
+    expect(authz.can(user('bob'), 'delete', object)).toBe(false);
+
+    await put('alpha', [role('viewer', ['instances/*, get, allow', 'instances/dev/*, get, deny'], { users: ['alice', 'bob'] })]);
+    expect(authz.can(user('alice'), 'get', object)).toBe(false);
+    expect(authz.can(user('bob'), 'get', object)).toBe(false);
+    expect(authz.can(user('bob'), 'get', 'instances/alpha/prod/App/x')).toBe(true);
+  });
+
   it('a listener registered after the authorizer already sees the new policy during the informer event', async () => {
     const { authz, put, informer } = await start();
     await put('alpha', [role('viewer', [], { users: ['alice'] })]);

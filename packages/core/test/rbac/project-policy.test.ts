@@ -1,0 +1,32 @@
+import { describe, expect, it } from 'vitest';
+import { buildProjectPolicy } from '../../src/rbac/project-policy.js';
+import { role } from './world.js';
+
+const source = (roles: ReturnType<typeof role>[]) => ({ name: 'alpha', roles });
+const viewer = (users: string[], policies = ['instances/*, get, allow']) => role('viewer', policies, { users });
+
+describe('buildProjectPolicy', () => {
+  it('keeps the enforcer when only who is bound changed, and builds a new one when the lines changed', () => {
+    const first = buildProjectPolicy(source([viewer(['alice'])]));
+    const bound = buildProjectPolicy(source([viewer(['alice', 'bob'])]), first);
+    expect(bound.enforcer).toBe(first.enforcer);
+    expect(bound.bindings.get('user:bob')).toEqual(['proj:alpha:viewer']);
+    expect(first.bindings.has('user:bob')).toBe(false);
+
+    const narrowed = buildProjectPolicy(source([viewer(['alice', 'bob'], ['instances/*, get, allow', 'instances/dev/*, get, deny'])]), bound);
+    expect(narrowed.enforcer).not.toBe(bound.enforcer);
+    const roles = new Set(['proj:alpha:viewer']);
+    expect(bound.decide(roles, 'instances/alpha/dev/App/x', 'get')).toBe(true);
+    expect(narrowed.decide(roles, 'instances/alpha/dev/App/x', 'get')).toBe(false);
+  });
+
+  it('builds a new enforcer for a role renamed or confined to other namespaces, though its policies read the same', () => {
+    const first = buildProjectPolicy(source([viewer(['alice'])]));
+    const renamed = buildProjectPolicy(source([role('reader', ['instances/*, get, allow'], { users: ['alice'] })]), first);
+    expect(renamed.enforcer).not.toBe(first.enforcer);
+    const confined = buildProjectPolicy(source([{ ...viewer(['alice']), destinations: ['dev'] }]), first);
+    expect(confined.enforcer).not.toBe(first.enforcer);
+    expect(confined.decide(new Set(['proj:alpha:viewer']), 'instances/alpha/prod/App/x', 'get')).toBe(false);
+    expect(first.decide(new Set(['proj:alpha:viewer']), 'instances/alpha/prod/App/x', 'get')).toBe(true);
+  });
+});
