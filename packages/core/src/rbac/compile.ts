@@ -141,37 +141,59 @@ function scopesOf(project: string, row: RbacResourceRow, destinations: readonly 
   return destinations.map((pattern) => [base, ...Array(at).fill('*'), pattern].join('/'));
 }
 
+/** Why a role counts for nothing (no lines, no bindings): a name that is not a DNS-1123 label, or taken already. */
+function roleNameErrors(project: PolicySource): (string | undefined)[] {
+  const seen = new Set<string>();
+  return project.roles.map((role) => {
+    if (!roleName.test(role.name) || role.name.length > 63) return 'the role name must be a DNS-1123 label';
+    if (seen.has(role.name)) return `role "${role.name}" is defined more than once`;
+    seen.add(role.name);
+    return undefined;
+  });
+}
+
+/**
+ * Who holds which role: `user:<u>` / `group:<g>` → the role subjects (`proj:<p>:<role>`) bound to it, in role order.
+ * Only roles that count bind; the rest of the compile does not depend on who is bound, so a binding change can
+ * be compiled with this alone.
+ */
+export function compileProjectBindings(project: PolicySource, nameErrors = roleNameErrors(project)): Map<string, string[]> {
+  const bindings = new Map<string, string[]>();
+  const bind = (subject: string, role: string) => {
+    const roles = bindings.get(subject);
+    if (!roles) bindings.set(subject, [role]);
+    else if (!roles.includes(role)) roles.push(role);
+  };
+  project.roles.forEach((role, i) => {
+    if (nameErrors[i] !== undefined) return;
+    const subject = rbacSubject.role(project.name, role.name);
+    for (const user of role.users ?? []) bind(rbacSubject.user(user), subject);
+    for (const group of role.groups ?? []) bind(rbacSubject.group(group), subject);
+  });
+  return bindings;
+}
+
 /**
  * Compiles every role of a project. Invalid policies are reported and left out; the valid ones are kept.
  * Every role also gets `projects/<p>, get, allow`: members of any role see the project and its bindings.
  */
 export function compileProjectPolicies(project: PolicySource): CompiledProject {
   const policies: string[][] = [];
-  const bindings = new Map<string, string[]>();
   const errors: PolicyError[] = [];
   const errorFields: string[] = [];
   const fail = (field: string, error: PolicyError) => {
     errorFields.push(field);
     errors.push(error);
   };
-  const seen = new Set<string>();
   const roles: string[] = [];
-  const bind = (subject: string, role: string) => {
-    const roles = bindings.get(subject);
-    if (!roles) bindings.set(subject, [role]);
-    else if (!roles.includes(role)) roles.push(role);
-  };
+  const nameErrors = roleNameErrors(project);
 
   project.roles.forEach((role, i) => {
-    if (!roleName.test(role.name) || role.name.length > 63) {
-      fail(`roles.${i}.name`, { role: role.name, policy: '', message: 'the role name must be a DNS-1123 label' });
+    const nameError = nameErrors[i];
+    if (nameError !== undefined) {
+      fail(`roles.${i}.name`, { role: role.name, policy: '', message: nameError });
       return;
     }
-    if (seen.has(role.name)) {
-      fail(`roles.${i}.name`, { role: role.name, policy: '', message: `role "${role.name}" is defined more than once` });
-      return;
-    }
-    seen.add(role.name);
     roles.push(role.name);
     const subject = rbacSubject.role(project.name, role.name);
     policies.push([subject, rbacObject.project(project.name), 'get', 'allow', '*']);
@@ -189,10 +211,8 @@ export function compileProjectPolicies(project: PolicySource): CompiledProject {
       if ('error' in result) fail(`roles.${i}.policies.${j}`, { role: role.name, policy, message: result.error });
       else for (const scope of scopesOf(project.name, result.row, role.destinations)) policies.push([subject, ...result.line, scope]);
     });
-    for (const user of role.users ?? []) bind(rbacSubject.user(user), subject);
-    for (const group of role.groups ?? []) bind(rbacSubject.group(group), subject);
   });
-  return { roles, policies, bindings, errors, errorFields };
+  return { roles, policies, bindings: compileProjectBindings(project, nameErrors), errors, errorFields };
 }
 
 /** `role "dev": policy "roles/*, get, allow": unknown resource …` — one line per error, for messages and logs. */

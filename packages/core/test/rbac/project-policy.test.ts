@@ -29,4 +29,15 @@ describe('buildProjectPolicy', () => {
     expect(confined.decide(new Set(['proj:alpha:viewer']), 'instances/alpha/prod/App/x', 'get')).toBe(false);
     expect(first.decide(new Set(['proj:alpha:viewer']), 'instances/alpha/prod/App/x', 'get')).toBe(true);
   });
+
+  it('a binding change in a project with a role that counts for nothing binds nobody to it and still reports it', () => {
+    const duplicate = role('viewer', ['instances/*, *, allow'], { users: ['mallory'] });
+    const first = buildProjectPolicy(source([viewer(['alice']), duplicate]));
+    expect(first.errors.map((e) => e.message)).toEqual(['role "viewer" is defined more than once']);
+    const bound = buildProjectPolicy(source([viewer(['alice', 'bob']), { ...duplicate, users: ['mallory', 'eve'] }]), first);
+    expect(bound.enforcer).toBe(first.enforcer);
+    expect([...bound.bindings.keys()]).toEqual(['user:alice', 'user:bob']);
+    expect(bound.errors).toEqual(first.errors);
+    expect(bound.roleNames).toEqual(['viewer']);
+  });
 });
