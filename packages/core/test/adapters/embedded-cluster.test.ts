@@ -644,6 +644,20 @@ describe('embedded cluster: API details', () => {
     expect((await cluster.get(resources.secret, 'other', 'default'))).toBeUndefined();
   });
 
+  it('stores its own copy of a patch: changing the caller’s patch afterwards changes nothing stored', async () => {
+    const cluster = await start();
+    const project = { apiVersion: 'portico.dev/v1alpha1', kind: 'Project', metadata: { name: 'p', namespace: 'default' }, spec: { roles: [] } };
+    await cluster.create(resources.project, project);
+    const roles = [{ name: 'viewer', users: ['alice'] }];
+    const patch = { spec: { roles } };
+    const patched = await cluster.patch(resources.project, 'p', patch, { namespace: 'default' });
+    roles[0]!.users.push('mallory');
+    roles.push({ name: 'admin', users: ['mallory'] });
+    const stored = await cluster.get(resources.project, 'p', 'default');
+    expect(stored?.spec).toEqual({ roles: [{ name: 'viewer', users: ['alice'] }] });
+    expect(patched.spec).toEqual({ roles: [{ name: 'viewer', users: ['alice'] }] });
+  });
+
   it('sends BOOKMARK events with the current version', async () => {
     const cluster = await start({ bookmarkMs: 20 });
     const { resourceVersion } = await cluster.list(resources.secret);
