@@ -87,6 +87,21 @@ describe('violation history recorder on PostgreSQL', () => {
     expect(rows[0].resolved_at?.toISOString()).toMatch(new RegExp(`^${at(1000).slice(0, 20)}`));
   });
 
+  it('a copy that commits second but was observed first moves first seen back; a later copy leaves it alone', async () => {
+    await db.pool.query('TRUNCATE violation_history');
+    const a = replica(db.pool);
+    const b = replica(poolB);
+    const web = violation('web');
+    b.record(add(web, 3));
+    await b.flushed();
+    a.record(add(web, 0));
+    await a.flushed();
+    b.record(add(web, 7));
+    await b.flushed();
+    const rows = await rowsOf(db.pool);
+    expect(rows.map((r) => [r.status, r.first_seen.toISOString(), r.enforcement_action])).toEqual([['active', at(0), 'dryrun']]);
+  });
+
   it('concurrent writers racing on 200 violations still leave exactly one active row each', async () => {
     await db.pool.query('TRUNCATE violation_history');
     const a = replica(db.pool);

@@ -2,10 +2,16 @@ import type { Queryable } from '../../audit/db.js';
 import type { CurrentViolation } from './change.js';
 
 
+/** An `add` of an active key that carries another enforcement than the stored one, observed after it. */
+const newerEnforcement = `(violation_history.enforcement_seen < EXCLUDED.enforcement_seen
+  AND violation_history.enforcement_action <> EXCLUDED.enforcement_action)`;
+
 /**
  * Opens an active row for each violation that has none, in one statement; for one that has, an `add` carries
  * the enforcement now in force (its constraint's enforcement changed), kept unless a later one is stored. Two replicas recording the same
- * `add` race on the unique index of active keys: one inserts, the other's row is dropped by ON CONFLICT.
+ * `add` race on the unique index of active keys: one inserts, the other's copy finds the row and only moves its
+ * `first_seen` back if it observed the violation earlier, so the row says when it was first seen whichever
+ * replica's batch committed first.
  * An `add` observed before the key's latest resolution is a late copy of an episode another replica has
  * already recorded and closed, so it opens nothing (this is what keeps a slow replica from re-opening it).
  * Returns how many rows were opened or changed.
@@ -21,9 +27,10 @@ export async function openViolations(db: Queryable, adds: readonly CurrentViolat
        AS c(key, ck, cn, rk, rns, rn, ea, msg, project, seen)
      WHERE NOT EXISTS (SELECT 1 FROM violation_history h WHERE h.key = c.key AND h.resolved_at >= c.seen)
      ON CONFLICT (key) WHERE status = 'active' DO UPDATE
-       SET enforcement_action = EXCLUDED.enforcement_action, enforcement_seen = EXCLUDED.enforcement_seen
-       WHERE violation_history.enforcement_seen < EXCLUDED.enforcement_seen
-         AND violation_history.enforcement_action <> EXCLUDED.enforcement_action`,
+       SET first_seen = LEAST(violation_history.first_seen, EXCLUDED.first_seen),
+           enforcement_action = CASE WHEN ${newerEnforcement} THEN EXCLUDED.enforcement_action ELSE violation_history.enforcement_action END,
+           enforcement_seen = CASE WHEN ${newerEnforcement} THEN EXCLUDED.enforcement_seen ELSE violation_history.enforcement_seen END
+       WHERE EXCLUDED.first_seen < violation_history.first_seen OR ${newerEnforcement}`,
     [
       column((v) => v.key),
       column((v) => v.constraintKind),
