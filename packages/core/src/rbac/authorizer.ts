@@ -7,7 +7,7 @@ import { rbacSubject, projectOfObject } from '@portico/api';
 import { describePolicyError, type PolicySource } from './compile.js';
 import { builtinPolicy } from './builtin-policy.js';
 import { buildEnforcer } from './enforcer.js';
-import { buildProjectPolicy, policySourceKey, type ProjectPolicy } from './project-policy.js';
+import { buildProjectPolicy, type ProjectPolicy } from './project-policy.js';
 
 export interface AuthorizerDeps {
   /** The informer over the objects that carry project policies (`portico.dev/v1alpha1 Project`). */
@@ -100,8 +100,8 @@ export function createAuthorizer(deps: AuthorizerDeps): Authorizer {
   function apply(obj: KubeObject): boolean {
     const source = deps.policyOf(obj);
     const before = policies.get(source.name);
-    if (before && before.sourceKey === policySourceKey(source)) return false;
     const after = buildProjectPolicy(source, before);
+    if (after === before) return false;
     if (after.errors.length > 0) {
       deps.logger?.warn(
         { project: source.name, errors: after.errors.map(describePolicyError) },

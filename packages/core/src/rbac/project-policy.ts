@@ -14,7 +14,7 @@ export interface ProjectPolicy {
   readonly bindings: ReadonlyMap<string, readonly string[]>;
   readonly enforcer: PolicyEnforcer;
   readonly errors: readonly PolicyError[];
-  /** What the policy was compiled from; an event that leaves it unchanged needs no rebuild. */
+  /** What the policy was compiled from (lines and bindings); an event that leaves it unchanged needs no rebuild. */
   readonly sourceKey: string;
   /** What the lines were compiled from (not who is bound); a version with the same lines keeps `decide`'s memo. */
   readonly linesKey: string;
@@ -93,18 +93,19 @@ function createDecider(project: string, lines: readonly string[][]): Decider {
 }
 
 /**
- * Builds a project's policy. With `previous` (the version it replaces), a change that leaves the lines alone (a user
- * or group bound or unbound, the most common change of all) compiles only the bindings and keeps the rest: the
- * roles, errors, enforcer and its decisions, which are asked in role subjects, never in users. Compiling the
- * lines and building the enforcer (Casbin parsing the model and adding every line) were about 40 of the 120 µs of
- * server CPU a binding cost in the mutation benchmark.
+ * Builds a project's policy. With `previous` (the version it replaces): an event that changes nothing the policy is
+ * compiled from gets `previous` itself back; a change that leaves the lines alone (a user or group bound or
+ * unbound, the most common change of all) compiles only the bindings and keeps the rest: the roles, errors,
+ * enforcer and its decisions, which are asked in role subjects, never in users. Compiling the lines and building
+ * the enforcer (Casbin parsing the model and adding every line) were about 40 of the 120 µs of server CPU a
+ * binding cost in the mutation benchmark.
  */
 export function buildProjectPolicy(project: PolicySource, previous?: ProjectPolicy): ProjectPolicy {
   const linesKey = policyLinesKey(project);
-  const sourceKey = policySourceKey(project);
-  if (previous && previous.name === project.name && previous.linesKey === linesKey) {
-    return { ...previous, bindings: compileProjectBindings(project), sourceKey };
-  }
+  const sourceKey = `${linesKey}\n${policyBindingsKey(project)}`;
+  const kept = previous?.name === project.name ? previous : undefined;
+  if (kept?.sourceKey === sourceKey) return kept;
+  if (kept?.linesKey === linesKey) return { ...kept, bindings: compileProjectBindings(project), sourceKey };
   const compiled = compileProjectPolicies(project);
   const decider = createDecider(project.name, compiled.policies);
   return {
@@ -122,6 +123,5 @@ export function buildProjectPolicy(project: PolicySource, previous?: ProjectPoli
 
 /** What a project's lines are compiled from: its roles' names, policies and destinations, not who is bound. */
 const policyLinesKey = (project: PolicySource) => JSON.stringify(project.roles.map((r) => [r.name, r.policies ?? [], r.destinations ?? []]));
-
-export const policySourceKey = (project: PolicySource) =>
-  JSON.stringify(project.roles.map((r) => [r.name, r.policies ?? [], r.users ?? [], r.groups ?? [], r.destinations ?? []]));
+/** Who is bound, role by role: with the lines' key, all a policy is compiled from. */
+const policyBindingsKey = (project: PolicySource) => JSON.stringify(project.roles.map((r) => [r.users ?? [], r.groups ?? []]));

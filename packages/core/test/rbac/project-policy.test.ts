@@ -20,6 +20,16 @@ describe('buildProjectPolicy', () => {
     expect(narrowed.decide(roles, 'instances/alpha/dev/App/x', 'get')).toBe(false);
   });
 
+  it('answers the previous version itself for a source that changed nothing, and not for a user moved between roles', () => {
+    const two = (viewers: string[], editors: string[]) => source([viewer(viewers), role('editor', ['instances/*, *, allow'], { users: editors })]);
+    const first = buildProjectPolicy(two(['alice'], ['bob']));
+    expect(buildProjectPolicy(two(['alice'], ['bob']), first)).toBe(first);
+    const moved = buildProjectPolicy(two(['alice', 'bob'], []), first);
+    expect(moved).not.toBe(first);
+    expect(moved.enforcer).toBe(first.enforcer);
+    expect(moved.bindings.get('user:bob')).toEqual(['proj:alpha:viewer']);
+  });
+
   it('builds a new enforcer for a role renamed or confined to other namespaces, though its policies read the same', () => {
     const first = buildProjectPolicy(source([viewer(['alice'])]));
     const renamed = buildProjectPolicy(source([role('reader', ['instances/*, get, allow'], { users: ['alice'] })]), first);
