@@ -87,6 +87,26 @@ describe('violation history recorder on PostgreSQL', () => {
     expect(rows[0].resolved_at?.toISOString()).toMatch(new RegExp(`^${at(1000).slice(0, 20)}`));
   });
 
+  it('a whole episode written by the later replica first is backdated by the earlier one\'s copy, and only that episode', async () => {
+    await db.pool.query('TRUNCATE violation_history');
+    const a = replica(db.pool);
+    const b = replica(poolB);
+    const web = violation('web');
+    b.record(add(web, 3));
+    b.record(del(web, 1003));
+    b.record(add(web, 5003));
+    await b.flushed();
+    a.record(add(web, 0));
+    a.record(del(web, 1000));
+    a.record(add(web, 5000));
+    await a.flushed();
+    const rows = await rowsOf(db.pool);
+    expect(rows.map((r) => [r.status, r.first_seen.toISOString(), r.resolved_at?.toISOString() ?? null])).toEqual([
+      ['resolved', at(0), at(1003)],
+      ['active', at(5000), null],
+    ]);
+  });
+
   it('a copy that commits second but was observed first moves first seen back; a later copy leaves it alone', async () => {
     await db.pool.query('TRUNCATE violation_history');
     const a = replica(db.pool);

@@ -2,22 +2,19 @@ import type { Queryable } from '../../audit/db.js';
 import type { CurrentViolation } from './change.js';
 
 
-/** An `add` of an active key that carries another enforcement than the stored one, observed after it. */
-const newerEnforcement = `(violation_history.enforcement_seen < EXCLUDED.enforcement_seen
-  AND violation_history.enforcement_action <> EXCLUDED.enforcement_action)`;
-
 /**
  * Opens an active row for each violation that has none, in one statement; for one that has, an `add` carries
  * the enforcement now in force (its constraint's enforcement changed), kept unless a later one is stored. Two replicas recording the same
- * `add` race on the unique index of active keys: one inserts, the other's copy finds the row and only moves its
- * `first_seen` back if it observed the violation earlier, so the row says when it was first seen whichever
- * replica's batch committed first.
+ * `add` race on the unique index of active keys: one inserts, the other's row is dropped by ON CONFLICT.
  * An `add` observed before the key's latest resolution is a late copy of an episode another replica has
  * already recorded and closed, so it opens nothing (this is what keeps a slow replica from re-opening it).
+ * Either way a copy observed before its episode's first_seen moves it back (`backdateEpisodes`), so a row says
+ * when any replica first saw the violation, whichever replica's batch committed first.
  * Returns how many rows were opened or changed.
  */
 export async function openViolations(db: Queryable, adds: readonly CurrentViolation[]): Promise<number> {
   if (adds.length === 0) return 0;
+  const backdated = await backdateEpisodes(db, adds);
   const column = <T>(pick: (v: CurrentViolation) => T) => adds.map(pick);
   const { rowCount } = await db.query(
     `INSERT INTO violation_history (key, constraint_kind, constraint_name, resource_kind, resource_namespace, resource_name,
@@ -27,10 +24,9 @@ export async function openViolations(db: Queryable, adds: readonly CurrentViolat
        AS c(key, ck, cn, rk, rns, rn, ea, msg, project, seen)
      WHERE NOT EXISTS (SELECT 1 FROM violation_history h WHERE h.key = c.key AND h.resolved_at >= c.seen)
      ON CONFLICT (key) WHERE status = 'active' DO UPDATE
-       SET first_seen = LEAST(violation_history.first_seen, EXCLUDED.first_seen),
-           enforcement_action = CASE WHEN ${newerEnforcement} THEN EXCLUDED.enforcement_action ELSE violation_history.enforcement_action END,
-           enforcement_seen = CASE WHEN ${newerEnforcement} THEN EXCLUDED.enforcement_seen ELSE violation_history.enforcement_seen END
-       WHERE EXCLUDED.first_seen < violation_history.first_seen OR ${newerEnforcement}`,
+       SET enforcement_action = EXCLUDED.enforcement_action, enforcement_seen = EXCLUDED.enforcement_seen
+       WHERE violation_history.enforcement_seen < EXCLUDED.enforcement_seen
+         AND violation_history.enforcement_action <> EXCLUDED.enforcement_action`,
     [
       column((v) => v.key),
       column((v) => v.constraintKind),
@@ -43,6 +39,26 @@ export async function openViolations(db: Queryable, adds: readonly CurrentViolat
       column((v) => v.project ?? null),
       column((v) => v.observedAt),
     ],
+  );
+  return backdated + (rowCount ?? 0);
+}
+
+/**
+ * The episode an `add` belongs to is the key's first one not resolved before it was observed (resolved since, or
+ * still active). A copy observed before that episode's first_seen, from a replica that saw the violation appear
+ * earlier than the one that wrote the row, moves first_seen back to the earliest copy.
+ */
+async function backdateEpisodes(db: Queryable, adds: readonly CurrentViolation[]): Promise<number> {
+  const { rowCount } = await db.query(
+    `UPDATE violation_history h SET first_seen = t.seen
+     FROM (SELECT episode.id, min(c.seen) AS seen
+             FROM unnest($1::text[], $2::timestamptz[]) AS c(key, seen)
+             CROSS JOIN LATERAL (SELECT x.id FROM violation_history x
+                                  WHERE x.key = c.key AND (x.resolved_at >= c.seen OR x.status = 'active')
+                                  ORDER BY x.resolved_at NULLS LAST LIMIT 1) AS episode
+            GROUP BY episode.id) AS t
+     WHERE h.id = t.id AND h.first_seen > t.seen`,
+    [adds.map((v) => v.key), adds.map((v) => v.observedAt)],
   );
   return rowCount ?? 0;
 }
