@@ -111,6 +111,10 @@ const MAX_BATCH = 500;
  * - `check()` answers the configuration from a statement whose answer comes after the call: the one on its way
  *   (it has not answered yet), else a new one. It is the fail-closed proof an operation waits for before it runs.
  * - `append()` resolves once the statement that carries the event has stored it, or rejects with its failure.
+ *   When no statement is on its way, the next one leaves at the end of the current turn of the event loop rather
+ *   than at once: operations that finish together (one write batch of the cluster acknowledges many) then travel
+ *   in one statement instead of the first of them alone and the rest in the next. In `bench:audit` that made
+ *   the Enterprise build 64–66% of the OSS throughput against 58–62% sending at once (four alternated pairs).
  *
  * Operations in flight together thus share statements in both roles (group commit: one transaction, one WAL
  * flush per batch), so a replica makes about one statement per batch of operations instead of a read and an
@@ -125,6 +129,7 @@ export interface AuditTrail {
 export function createAuditTrail(pool: Queryable): AuditTrail {
   let queue: { event: AuditEvent; resolve: () => void; reject: (error: unknown) => void }[] = [];
   let onItsWay: Promise<AuditConfig> | undefined;
+  let leavingSoon = false;
   const send = (): Promise<AuditConfig> => {
     const batch = queue.slice(0, MAX_BATCH);
     queue = queue.slice(batch.length);
@@ -150,13 +155,22 @@ export function createAuditTrail(pool: Queryable): AuditTrail {
     onItsWay = mine;
     return mine;
   };
+  const sendSoon = () => {
+    if (onItsWay || leavingSoon) return;
+    leavingSoon = true;
+    setImmediate(() => {
+      leavingSoon = false;
+      // A check() meanwhile may have sent the queue already.
+      if (!onItsWay && queue.length > 0) send().catch(() => undefined);
+    });
+  };
   return {
     check: () => onItsWay ?? send(),
     append(draft) {
       const event = newEvent(draft);
       return new Promise<AuditEvent>((resolve, reject) => {
         queue.push({ event, resolve: () => resolve(event), reject });
-        if (!onItsWay) send().catch(() => undefined);
+        sendSoon();
       });
     },
   };

@@ -76,6 +76,23 @@ describe('audit trail in PostgreSQL', () => {
     expect((await verifyChain(db.pool)).ok).toBe(true);
   });
 
+  it('appends made in one turn of the event loop, with nothing on its way, leave in one statement', async () => {
+    let statements = 0;
+    const counted: Queryable = {
+      query: ((config: never) => {
+        statements += 1;
+        return db.pool.query(config);
+      }) as Queryable['query'],
+    };
+    const trail = createAuditTrail(counted);
+    // As when one write batch of the cluster acknowledges many operations at once.
+    const stored = await Promise.all(Array.from({ length: 10 }, (_, i) => trail.append(draft(`together-${i}`))));
+    expect(statements).toBe(1);
+    const { rows } = await db.pool.query<{ id: string }>('SELECT id FROM audit_events WHERE user_id LIKE $1 ORDER BY seq', ['together-%']);
+    expect(rows.map((r) => r.id)).toEqual(stored.map((e) => e.id));
+    expect((await verifyChain(db.pool)).ok).toBe(true);
+  });
+
   it('text that JSON escapes (quotes, backslashes, newlines, non-ASCII, emoji) is stored as given and its hash verifies', async () => {
     // A batch travels as the events' canonical texts; the statement both reads the columns from them and hashes them.
     const scratch = await createTestDatabase();
