@@ -93,6 +93,24 @@ describe('audit trail in PostgreSQL', () => {
     expect((await verifyChain(db.pool)).ok).toBe(true);
   });
 
+  it('events queued while a statement is on its way leave with those appended in the turn it answers', async () => {
+    let statements = 0;
+    const counted: Queryable = {
+      query: ((config: never) => {
+        statements += 1;
+        return db.pool.query(config);
+      }) as Queryable['query'],
+    };
+    const trail = createAuditTrail(counted);
+    const check = trail.check();
+    const early = Array.from({ length: 3 }, (_, i) => trail.append(draft(`early-${i}`)));
+    // Operations that the answer lets run and that append at once, as those whose check it was.
+    const late = check.then(() => Promise.all(Array.from({ length: 5 }, (_, i) => trail.append(draft(`late-${i}`)))));
+    await Promise.all([...early, late]);
+    expect(statements).toBe(2);
+    expect((await verifyChain(db.pool)).ok).toBe(true);
+  });
+
   it('text that JSON escapes (quotes, backslashes, newlines, non-ASCII, emoji) is stored as given and its hash verifies', async () => {
     // A batch travels as the events' canonical texts; the statement both reads the columns from them and hashes them.
     const scratch = await createTestDatabase();
