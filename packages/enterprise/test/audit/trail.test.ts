@@ -32,6 +32,18 @@ async function tamper(db: TestDatabase, sql: string, values: unknown[]) {
   }
 }
 
+/** A database that counts the statements sent through it: what the trail's group commit saves. */
+function countingStatements(pool: Queryable) {
+  let statements = 0;
+  const db: Queryable = {
+    query: ((config: never) => {
+      statements += 1;
+      return pool.query(config);
+    }) as Queryable['query'],
+  };
+  return { db, statements: () => statements };
+}
+
 describe('audit trail in PostgreSQL', () => {
   let db: TestDatabase;
   let replicaB: Pool;
@@ -56,58 +68,40 @@ describe('audit trail in PostgreSQL', () => {
   });
 
   it('operations in flight together share statements: a check joins the one on its way, appends queued meanwhile leave together', async () => {
-    let statements = 0;
-    const counted: Queryable = {
-      query: ((config: never) => {
-        statements += 1;
-        return db.pool.query(config);
-      }) as Queryable['query'],
-    };
-    const trail = createAuditTrail(counted);
+    const counted = countingStatements(db.pool);
+    const trail = createAuditTrail(counted.db);
     const before = (await db.pool.query<{ n: string }>('SELECT count(*) AS n FROM audit_events')).rows[0].n;
     const first = trail.append(draft('shared-0'));
     const check = trail.check();
     const rest = Array.from({ length: 9 }, (_, i) => trail.append(draft(`shared-${i + 1}`)));
     expect((await check).enabled).toBe(true);
     const stored = await Promise.all([first, ...rest]);
-    expect(statements).toBe(2);
+    expect(counted.statements()).toBe(2);
     const { rows } = await db.pool.query<{ id: string }>('SELECT id FROM audit_events ORDER BY seq OFFSET $1', [before]);
     expect(rows.map((r) => r.id)).toEqual(stored.map((e) => e.id));
     expect((await verifyChain(db.pool)).ok).toBe(true);
   });
 
   it('appends made in one turn of the event loop, with nothing on its way, leave in one statement', async () => {
-    let statements = 0;
-    const counted: Queryable = {
-      query: ((config: never) => {
-        statements += 1;
-        return db.pool.query(config);
-      }) as Queryable['query'],
-    };
-    const trail = createAuditTrail(counted);
+    const counted = countingStatements(db.pool);
+    const trail = createAuditTrail(counted.db);
     // As when one write batch of the cluster acknowledges many operations at once.
     const stored = await Promise.all(Array.from({ length: 10 }, (_, i) => trail.append(draft(`together-${i}`))));
-    expect(statements).toBe(1);
+    expect(counted.statements()).toBe(1);
     const { rows } = await db.pool.query<{ id: string }>('SELECT id FROM audit_events WHERE user_id LIKE $1 ORDER BY seq', ['together-%']);
     expect(rows.map((r) => r.id)).toEqual(stored.map((e) => e.id));
     expect((await verifyChain(db.pool)).ok).toBe(true);
   });
 
   it('events queued while a statement is on its way leave with those appended in the turn it answers', async () => {
-    let statements = 0;
-    const counted: Queryable = {
-      query: ((config: never) => {
-        statements += 1;
-        return db.pool.query(config);
-      }) as Queryable['query'],
-    };
-    const trail = createAuditTrail(counted);
+    const counted = countingStatements(db.pool);
+    const trail = createAuditTrail(counted.db);
     const check = trail.check();
     const early = Array.from({ length: 3 }, (_, i) => trail.append(draft(`early-${i}`)));
     // Operations that the answer lets run and that append at once, as those whose check it was.
     const late = check.then(() => Promise.all(Array.from({ length: 5 }, (_, i) => trail.append(draft(`late-${i}`)))));
     await Promise.all([...early, late]);
-    expect(statements).toBe(2);
+    expect(counted.statements()).toBe(2);
     expect((await verifyChain(db.pool)).ok).toBe(true);
   });
 
