@@ -31,7 +31,19 @@ const nextId = monotonicFactory(pooledRandom);
  */
 export function newEvent(draft: AuditDraft, at?: number): AuditEvent {
   const id = at === undefined ? nextId() : ulid(at);
-  return { id, timestamp: new Date(decodeTime(id)).toISOString(), ...draft };
+  return { id, timestamp: timestampOf(id), ...draft };
+}
+
+/** The id's time part as ISO text, decoded once per millisecond: under load many events share one. */
+let lastTimePart = '';
+let lastTimestamp = '';
+function timestampOf(id: string): string {
+  const timePart = id.slice(0, 10);
+  if (timePart !== lastTimePart) {
+    lastTimestamp = new Date(decodeTime(id)).toISOString();
+    lastTimePart = timePart;
+  }
+  return lastTimestamp;
 }
 
 /**
