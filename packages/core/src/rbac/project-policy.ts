@@ -14,10 +14,10 @@ export interface ProjectPolicy {
   readonly bindings: ReadonlyMap<string, readonly string[]>;
   readonly enforcer: PolicyEnforcer;
   readonly errors: readonly PolicyError[];
-  /** What the policy was compiled from (lines and bindings); an event that leaves it unchanged needs no rebuild. */
-  readonly sourceKey: string;
   /** What the lines were compiled from (not who is bound); a version with the same lines keeps `decide`'s memo. */
   readonly linesKey: string;
+  /** Who is bound; with `linesKey`, all the policy is compiled from: an event that leaves both alone needs no rebuild. */
+  readonly bindingsKey: string;
   decide(roleSubjects: ReadonlySet<string>, object: string, action: string): boolean;
   /**
    * Which of the project's instances these roles may `get`, read from the compiled lines: `all` (an allow of the
@@ -102,10 +102,10 @@ function createDecider(project: string, lines: readonly string[][]): Decider {
  */
 export function buildProjectPolicy(project: PolicySource, previous?: ProjectPolicy): ProjectPolicy {
   const linesKey = policyLinesKey(project);
-  const sourceKey = `${linesKey}\n${policyBindingsKey(project)}`;
-  const kept = previous?.name === project.name ? previous : undefined;
-  if (kept?.sourceKey === sourceKey) return kept;
-  if (kept?.linesKey === linesKey) return { ...kept, bindings: compileProjectBindings(project), sourceKey };
+  const bindingsKey = policyBindingsKey(project);
+  const kept = previous?.name === project.name && previous.linesKey === linesKey ? previous : undefined;
+  if (kept?.bindingsKey === bindingsKey) return kept;
+  if (kept) return { ...kept, bindings: compileProjectBindings(project), bindingsKey };
   const compiled = compileProjectPolicies(project);
   const decider = createDecider(project.name, compiled.policies);
   return {
@@ -114,8 +114,8 @@ export function buildProjectPolicy(project: PolicySource, previous?: ProjectPoli
     bindings: compiled.bindings,
     enforcer: decider.enforcer,
     errors: compiled.errors,
-    sourceKey,
     linesKey,
+    bindingsKey,
     decide: decider.decide,
     instanceReach: decider.instanceReach,
   };
