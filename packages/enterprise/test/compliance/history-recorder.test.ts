@@ -53,6 +53,11 @@ describe('violation history recorder on PostgreSQL', () => {
     recorders.push(r);
     return r;
   };
+  /** An empty history and two replicas writing to it, each through a pool of its own. */
+  const twoReplicas = async () => {
+    await db.pool.query('TRUNCATE violation_history');
+    return [replica(db.pool), replica(poolB)] as const;
+  };
 
   beforeAll(async () => {
     db = await createTestDatabase();
@@ -65,9 +70,7 @@ describe('violation history recorder on PostgreSQL', () => {
   });
 
   it('two replicas recording the same changes write one row per episode; a violation that comes back is a new row', async () => {
-    await db.pool.query('TRUNCATE violation_history');
-    const a = replica(db.pool);
-    const b = replica(poolB);
+    const [a, b] = await twoReplicas();
     const web = violation('web');
     const api = violation('api');
     // Each replica sees the same changes, a few milliseconds apart (its own observedAt), at the same moment.
@@ -88,9 +91,7 @@ describe('violation history recorder on PostgreSQL', () => {
   });
 
   it('a whole episode written by the later replica first is backdated by the earlier one\'s copy, and only that episode', async () => {
-    await db.pool.query('TRUNCATE violation_history');
-    const a = replica(db.pool);
-    const b = replica(poolB);
+    const [a, b] = await twoReplicas();
     const web = violation('web');
     b.record(add(web, 3));
     b.record(del(web, 1003));
@@ -108,9 +109,7 @@ describe('violation history recorder on PostgreSQL', () => {
   });
 
   it('a copy that commits second but was observed first moves first seen back; a later copy leaves it alone', async () => {
-    await db.pool.query('TRUNCATE violation_history');
-    const a = replica(db.pool);
-    const b = replica(poolB);
+    const [a, b] = await twoReplicas();
     const web = violation('web');
     b.record(add(web, 3));
     await b.flushed();
@@ -123,9 +122,7 @@ describe('violation history recorder on PostgreSQL', () => {
   });
 
   it('concurrent writers racing on 200 violations still leave exactly one active row each', async () => {
-    await db.pool.query('TRUNCATE violation_history');
-    const a = replica(db.pool);
-    const b = replica(poolB);
+    const [a, b] = await twoReplicas();
     const many = Array.from({ length: 200 }, (_, i) => violation(`app-${i}`));
     for (const v of many) {
       a.record(add(v, 1));
@@ -144,9 +141,7 @@ describe('violation history recorder on PostgreSQL', () => {
   });
 
   it('a late copy of an add (a slow replica) does not reopen an episode already resolved, and a late delete leaves a new episode alone', async () => {
-    await db.pool.query('TRUNCATE violation_history');
-    const fast = replica(db.pool);
-    const slow = replica(poolB);
+    const [fast, slow] = await twoReplicas();
     const web = violation('web');
     fast.record(add(web, 0));
     fast.record(del(web, 1000));
