@@ -6,12 +6,43 @@ export const GENESIS = '0'.repeat(64);
 
 /**
  * JSON with object keys sorted at every depth: jsonb does not keep key order, the hash must not depend on it.
- * (Keys sort by UTF-16 code units, the default sort; built with loops, as it runs for every audited operation.)
+ * A value that JSON.stringify already writes that way (plain objects whose keys come sorted, as the recorder
+ * builds them) is written by it in one native call; anything else by `sortedJson`. Both give the same text.
  */
 export function canonicalJson(value: unknown): string {
+  return value !== undefined && writtenInOrder(value) ? JSON.stringify(value) : sortedJson(value);
+}
+
+/**
+ * Whether JSON.stringify writes `value` canonically: only JSON's own kinds of value, and objects that are plain
+ * (no toJSON, no Date) with keys in sorted order in the order JSON.stringify takes them (Object.keys: integer-like
+ * keys first, by number, which is why {"10", "9"} is not in order).
+ */
+function writtenInOrder(value: unknown): boolean {
+  if (value === null || value === undefined) return true;
+  const type = typeof value;
+  if (type === 'string' || type === 'number' || type === 'boolean') return true;
+  if (type !== 'object') return false;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) if (!writtenInOrder(value[i])) return false;
+    return true;
+  }
+  const prototype = Object.getPrototypeOf(value);
+  if (prototype !== Object.prototype && prototype !== null) return false;
+  const object = value as Record<string, unknown>;
+  const keys = Object.keys(object);
+  for (let i = 0; i < keys.length; i++) {
+    if (i > 0 && !(keys[i - 1]! < keys[i]!)) return false;
+    if (!writtenInOrder(object[keys[i]!])) return false;
+  }
+  return true;
+}
+
+/** Keys sort by UTF-16 code units, the default sort; built with loops, as it runs for every audited operation. */
+function sortedJson(value: unknown): string {
   if (Array.isArray(value)) {
     let out = '[';
-    for (let i = 0; i < value.length; i++) out += (i === 0 ? '' : ',') + canonicalJson(value[i]);
+    for (let i = 0; i < value.length; i++) out += (i === 0 ? '' : ',') + sortedJson(value[i]);
     return `${out}]`;
   }
   if (value !== null && typeof value === 'object') {
@@ -20,7 +51,7 @@ export function canonicalJson(value: unknown): string {
     for (const key of Object.keys(object).sort()) {
       const inner = object[key];
       if (inner === undefined) continue;
-      out += `${out.length === 1 ? '' : ','}${JSON.stringify(key)}:${canonicalJson(inner)}`;
+      out += `${out.length === 1 ? '' : ','}${JSON.stringify(key)}:${sortedJson(inner)}`;
     }
     return `${out}}`;
   }

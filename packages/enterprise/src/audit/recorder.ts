@@ -25,11 +25,11 @@ const actionOf = (facts: Operation, outcome: Outcome) =>
 function draftOf(facts: Operation, outcome: Outcome): AuditDraft {
   // The input is the one part that can hold secrets and is walked once. Text that came with the request is
   // cleaned; the route id, action and resource come from the route table.
-  const details: Record<string, unknown> = {
-    routeId: facts.routeId,
-    input: redact(facts.input ?? {}, { secretData: facts.resource === 'secrets' }),
-  };
-  if (outcome.error) details.error = { errorCode: outcome.error.code, message: clean(outcome.error.message) };
+  // Keys in sorted order at every depth, so the event's canonical text is one JSON.stringify (chain.ts).
+  const input = redact(facts.input ?? {}, { secretData: facts.resource === 'secrets' });
+  const details: Record<string, unknown> = outcome.error
+    ? { error: { errorCode: outcome.error.code, message: clean(outcome.error.message) }, input, routeId: facts.routeId }
+    : { input, routeId: facts.routeId };
   const draft: AuditDraft = {
     // Before sign-in there is no actor: the attempt is recorded under the username it named.
     userId: clean(facts.actor?.id ?? facts.name),

@@ -4,6 +4,8 @@ const secretKeys = new Set(['password', 'currentpassword', 'newpassword', 'oldpa
 
 export const REDACTED = '[REDACTED]';
 
+const byKey = (a: [string, unknown], b: [string, unknown]) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0);
+
 const normalise = (key: string) => {
   const lower = key.toLowerCase();
   return lower.includes('-') || lower.includes('_') ? lower.replace(/[-_]/g, '') : lower;
@@ -18,14 +20,15 @@ export const clean = (text: string) => (text.includes('\u0000') ? text.replaceAl
 
 /**
  * A copy of `value` safe to keep forever: every secret-like field at every depth replaced by a marker,
- * and `data` replaced too where it holds a Secret's values (`secret: true` marks such an input).
+ * and `data` replaced too where it holds a Secret's values (`secret: true` marks such an input). The copy's keys
+ * come in sorted order, so its canonical text (chain.ts) is one JSON.stringify.
  */
 export function redact(value: unknown, opts: { secretData?: boolean } = {}): unknown {
   if (typeof value === 'string') return clean(value);
   if (Array.isArray(value)) return value.map((item) => redact(item, opts));
   if (value === null || typeof value !== 'object') return value;
   const out: Record<string, unknown> = {};
-  for (const [key, inner] of Object.entries(value)) {
+  for (const [key, inner] of Object.entries(value).sort(byKey)) {
     const secret = secretKeys.has(normalise(key)) || (key === 'data' && opts.secretData === true);
     out[clean(key)] = secret && inner !== undefined ? REDACTED : redact(inner, opts);
   }

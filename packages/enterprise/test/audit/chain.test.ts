@@ -18,4 +18,15 @@ describe('canonicalJson', () => {
   it('does not depend on the order keys were written in', () => {
     expect(canonicalJson({ b: { d: 1, c: 2 }, a: 0 })).toBe(canonicalJson({ a: 0, b: { c: 2, d: 1 } }));
   });
+
+  // A value whose keys already come sorted is written by JSON.stringify in one call; these are the values where
+  // JSON.stringify alone would write another text than the rows were hashed over.
+  it('writes values that only look sorted as the rows were hashed', () => {
+    // Written '10' before '9' (sorted), but JavaScript keeps integer-like keys in numeric order.
+    expect(canonicalJson({ '10': 'ten', '9': 'nine', a: [{ b: 1, c: 2 }] })).toBe('{"10":"ten","9":"nine","a":[{"b":1,"c":2}]}');
+    expect(canonicalJson({ a: 1, when: new Date(0) })).toBe('{"a":1,"when":{}}');
+    expect(canonicalJson({ a: 1, b: undefined, c: [undefined] })).toBe('{"a":1,"c":[null]}');
+    expect(canonicalJson(undefined)).toBe('null');
+    expect(canonicalJson(Object.assign(Object.create(null) as object, { a: 'x', b: 'y' }))).toBe('{"a":"x","b":"y"}');
+  });
 });
