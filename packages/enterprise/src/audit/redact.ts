@@ -30,7 +30,10 @@ export function redact(value: unknown, opts: { secretData?: boolean } = {}): unk
   const out: Record<string, unknown> = {};
   for (const [key, inner] of Object.entries(value).sort(byKey)) {
     const secret = secretKeys.has(normalise(key)) || (key === 'data' && opts.secretData === true);
-    out[clean(key)] = secret && inner !== undefined ? REDACTED : redact(inner, opts);
+    const kept = secret && inner !== undefined ? REDACTED : redact(inner, opts);
+    // Assigned, `__proto__` would set the copy's prototype and drop the field from the record.
+    if (key === '__proto__') Object.defineProperty(out, key, { value: kept, enumerable: true, writable: true, configurable: true });
+    else out[clean(key)] = kept;
   }
   return out;
 }

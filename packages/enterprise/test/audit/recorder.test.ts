@@ -4,6 +4,7 @@ import { createPool } from '../../src/db/pool.js';
 import { writeConfig } from '../../src/audit/config.js';
 import type { Operation } from '@portico/server';
 import { createAuditRecorder } from '../../src/audit/recorder.js';
+import { canonicalJson } from '../../src/audit/chain.js';
 import { redact } from '../../src/audit/redact.js';
 import { createTestDatabase, type TestDatabase } from '../support/db.js';
 
@@ -125,5 +126,13 @@ describe('redaction', () => {
       data: { a: 1 },
     });
     expect(redact({ body: { data: { key: 'v' } } }, { secretData: true })).toEqual({ body: { data: '[REDACTED]' } });
+  });
+
+  it('keeps a field named __proto__ as a field, so the record holds what the request sent', () => {
+    // The HTTP layer refuses such bodies (400); redaction does not lean on that, as in parsed JSON it is an ordinary key.
+    const input = JSON.parse('{"spec":{"__proto__":{"token":"t","size":"xl"},"a":1}}') as unknown;
+    const copy = redact(input) as { spec: Record<string, unknown> };
+    expect(canonicalJson(copy)).toBe('{"spec":{"__proto__":{"size":"xl","token":"[REDACTED]"},"a":1}}');
+    expect(copy.spec.size).toBeUndefined();
   });
 });
