@@ -9,6 +9,8 @@ import { loadEnterpriseConfig } from '../../src/config.js';
 import { createHistoryModule } from '../../src/compliance/history/index.js';
 import { until } from '../../../core/test/support/eventually.js';
 import type { CurrentViolation, ViolationChange } from '../../src/compliance/history/change.js';
+import { openViolations } from '../../src/compliance/history/write.js';
+import type { Queryable } from '../../src/audit/db.js';
 import { createTestDatabase, type TestDatabase } from '../support/db.js';
 
 const logger = createLogger('silent');
@@ -119,6 +121,25 @@ describe('violation history recorder on PostgreSQL', () => {
     await b.flushed();
     const rows = await rowsOf(db.pool);
     expect(rows.map((r) => [r.status, r.first_seen.toISOString(), r.enforcement_action])).toEqual([['active', at(0), 'dryrun']]);
+  });
+
+  it('another replica\'s write landing between a replica\'s two statements still leaves the earliest first seen', async () => {
+    // A replica's add is two statements; whatever another replica commits between them must not cost the row
+    // the earlier observation. The later copy (B, seen at 3) is written in that gap, every time.
+    await db.pool.query('TRUNCATE violation_history');
+    const web = violation('web');
+    let statements = 0;
+    const replicaA: Queryable = {
+      query: (async (...args: Parameters<Queryable['query']>) => {
+        const result = await (db.pool.query as (...a: unknown[]) => Promise<unknown>)(...args);
+        if (++statements === 1) await openViolations(poolB, [violation('web', { seen: 3 })]);
+        return result;
+      }) as Queryable['query'],
+    };
+    await openViolations(replicaA, [{ ...web, observedAt: at(0) }]);
+    expect(statements).toBe(2);
+    const rows = await rowsOf(db.pool);
+    expect(rows.map((r) => [r.status, r.first_seen.toISOString()])).toEqual([['active', at(0)]]);
   });
 
   it('concurrent writers racing on 200 violations still leave exactly one active row each', async () => {

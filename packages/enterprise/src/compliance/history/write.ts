@@ -9,12 +9,13 @@ import type { CurrentViolation } from './change.js';
  * An `add` observed before the key's latest resolution is a late copy of an episode another replica has
  * already recorded and closed, so it opens nothing (this is what keeps a slow replica from re-opening it).
  * Either way a copy observed before its episode's first_seen moves it back (`backdateEpisodes`), so a row says
- * when any replica first saw the violation, whichever replica's batch committed first.
+ * when any replica first saw the violation, whichever replica's batch committed first. The backdate runs after
+ * the insert: by then the row exists, whoever wrote it (ON CONFLICT waits for another replica's insert to
+ * commit); run before, it could find no row yet and the other replica's later first_seen would stay.
  * Returns how many rows were opened or changed.
  */
 export async function openViolations(db: Queryable, adds: readonly CurrentViolation[]): Promise<number> {
   if (adds.length === 0) return 0;
-  const backdated = await backdateEpisodes(db, adds);
   const column = <T>(pick: (v: CurrentViolation) => T) => adds.map(pick);
   const { rowCount } = await db.query(
     `INSERT INTO violation_history (key, constraint_kind, constraint_name, resource_kind, resource_namespace, resource_name,
@@ -40,7 +41,7 @@ export async function openViolations(db: Queryable, adds: readonly CurrentViolat
       column((v) => v.observedAt),
     ],
   );
-  return backdated + (rowCount ?? 0);
+  return (rowCount ?? 0) + (await backdateEpisodes(db, adds));
 }
 
 /**
