@@ -3,16 +3,11 @@
 // Requests are offered open loop, as the builds are (pacedCalls); rows are group-committed the way the audit trail
 // commits its events: one statement on its way at a time, carrying every row queued meanwhile. The table is
 // narrow (a bigserial key and a ~0.5 KB text), so this is a lower bound: an audit event fills six indexes.
-import { randomBytes } from 'node:crypto';
-import pg from 'pg';
 import { pacedCalls } from '../lib/load.mjs';
+import { narrowTable } from './narrow-table.mjs';
 
 export async function commitFloor({ databaseUrl, rate, durationMs, warmupMs = 1000 }) {
-  const table = `bench_commit_floor_${Date.now().toString(36)}_${randomBytes(3).toString('hex')}`;
-  const client = new pg.Client({ connectionString: databaseUrl });
-  await client.connect();
-  await client.query(`CREATE TABLE ${table} (id bigserial PRIMARY KEY, body text NOT NULL)`);
-  const body = randomBytes(400).toString('base64');
+  const { insert, drop } = await narrowTable(databaseUrl, 'bench_commit_floor');
   let queue = [];
   let onItsWay = false;
   const send = async () => {
@@ -21,7 +16,7 @@ export async function commitFloor({ databaseUrl, rate, durationMs, warmupMs = 10
       const batch = queue;
       queue = [];
       try {
-        await client.query({ name: 'commit-floor', text: `INSERT INTO ${table} (body) SELECT unnest($1::text[])`, values: [batch.map(() => body)] });
+        await insert(batch.length);
         for (const p of batch) p.resolve(true);
       } catch (error) {
         for (const p of batch) p.reject(error);
@@ -41,7 +36,6 @@ export async function commitFloor({ databaseUrl, rate, durationMs, warmupMs = 10
         }),
     });
   } finally {
-    await client.query(`DROP TABLE ${table}`).catch(() => undefined);
-    await client.end();
+    await drop();
   }
 }
