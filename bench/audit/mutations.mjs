@@ -27,12 +27,13 @@ export const mutationLoad = ({ url, token, projectPrefix, role = 'developer', us
  * in turn (`queue`): they are projects / rate seconds apart, but during a stall an unbind could otherwise overtake
  * its bind and answer 404. A request held so still counts its latency from when it was due.
  */
-export const pacedMutations = ({ url, token, projectPrefix, projects, rate, role = 'developer', durationMs = 5000 }) =>
+export const pacedMutations = ({ url, token, projectPrefix, projects, rate, role = 'developer', durationMs = 5000, warmupMs = 1000 }) =>
   paced({
     url,
     headers: { authorization: `Bearer ${token}` },
     rate,
     durationMs,
+    warmupMs,
     connections: projects,
     requests: (k) => {
       const pass = Math.floor(k / projects);

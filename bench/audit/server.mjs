@@ -48,6 +48,11 @@ if (edition === 'enterprise') {
   const ee = await createEnterprise({ portico, logger, config: { databaseUrl, schema, licenseKeysFile: keys, licenseFile } });
   await ee.database.migrated();
   plugin = enterprisePlugin(ee, createEnterpriseModules(ee, portico, logger));
+} else if (edition === 'floor') {
+  // The OSS server with only the waits of a fail-closed trail (floor-hook.mjs): what any such trail adds at least.
+  const { floorHook } = await import('./floor-hook.mjs');
+  const floor = await floorHook({ databaseUrl });
+  plugin = { name: 'floor', onOperation: floor.hook, stop: floor.stop };
 }
 const server = createServer(portico, plugin ? { plugins: [plugin] } : {});
 const { port } = await server.listen('127.0.0.1', 0);
