@@ -37,11 +37,13 @@ const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
 /** What audit adds to a request: both builds offered the same rates (default: 10%, 30% and 50% of the lower throughput). */
 const pacedRates = process.env.BENCH_PACED_RATES?.split(',').map(Number);
 /**
- * Each rate is offered to the builds in turns (BENCH_PACED_SLICES, 4, each a slice of the duration, the order
- * rotating), and each build's slices are joined: a p99 is the tail of a few hundred requests, and a stall of the
- * machine that fell on one build's only run would otherwise decide it.
+ * Each rate is offered to the builds in turns (BENCH_PACED_SLICES, 8, the order rotating), BENCH_PACED_MS (32 s) in
+ * all for each build, and each build's turns are joined. A p99 is the tail of a few hundred requests, and the
+ * stalls that make it (a full garbage collection every few seconds, a checkpoint's sync) are few: in one 8-second
+ * run per build, one stall more or less on one side moved the difference by 10–15 ms.
  */
-const slices = Number(process.env.BENCH_PACED_SLICES ?? 4);
+const slices = Number(process.env.BENCH_PACED_SLICES ?? 8);
+const pacedMs = Number(process.env.BENCH_PACED_MS ?? 32_000);
 const rows = Number(process.env.BENCH_AUDIT_ROWS ?? 1_000_000);
 // BENCH_CPU_PROF=dir: each server writes a V8 CPU profile there when it stops; BENCH_SERVER_ARGS: other node
 // flags for the servers (e.g. "--expose-gc --import=./count-queries.mjs").
@@ -139,7 +141,7 @@ async function pacedAt(rate) {
       const name = names[(slice + i) % names.length];
       await bystander.request({ cmd: 'start' });
       parts[name].push(
-        await pacedMutations({ ...pacedBuilds[name].target, projects: pacedInFlight, rate, role: 'platform-admin', durationMs: durationMs / slices, warmupMs: 500 }),
+        await pacedMutations({ ...pacedBuilds[name].target, projects: pacedInFlight, rate, role: 'platform-admin', durationMs: pacedMs / slices, warmupMs: 500 }),
       );
       const watched = await bystander.request({ cmd: 'take' });
       seen[name].late = seen[name].late.concat(watched.late);
@@ -260,7 +262,7 @@ console.log(
   `\nthroughput = a build's best rate with ${levels.join(' or ')} requests in flight, where the server, not the wait for an
 answer, sets it (the busy cores row shows how busy the machine was). "What audit adds" compares both builds under
 the very same offered load (open loop: request k is due at k / rate, latency counts from then), so a slower build is
-not also offered less; the builds take ${slices} turns at each rate and a build's percentiles are over all its turns. The closed
+not also offered less; the builds take ${slices} turns at each rate, ${fmt(pacedMs / 1000)} s in all for each, and a build's percentiles are over all its turns. The closed
 loop of ${connections} is the measurement this benchmark printed first: there each request waits for the previous
 answer, so a build's rate is ${connections} / its latency and every round trip to PostgreSQL lowers it directly.
 "PostgreSQL alone" offers the same rate to this PostgreSQL with nothing of Portico in the way: each request is one
