@@ -2,7 +2,7 @@
 // the same run (same mutations, same machine), then reads over 1,000,000 audit rows. Targets are the issue's:
 // mutations with audit ≥ 70% of OSS throughput and < 2 ms added p99; user + last 24 h page 1 p99 < 30 ms;
 // export ≥ 50k rows/s with server RSS growth < 50 MB. The machine may be shared: the load average is printed.
-// Mutations are measured three ways per build: throughput with BENCH_SATURATING_CONNECTIONS (64) in flight; the
+// Mutations are measured three ways per build: throughput at its best of BENCH_SATURATING_CONNECTIONS (64,128) in flight; the
 // latency at rates offered to both builds alike (open loop, BENCH_PACED_RATES or 10/30/50% of the lower
 // throughput); and the closed loop of BENCH_CONNECTIONS (8) this benchmark first measured. A third build, the OSS
 // server with only the two waits any fail-closed trail has (floor-hook.mjs), runs beside them: what no trail avoids.
