@@ -2,52 +2,15 @@
 // Enterprise recorder has (an answer from PostgreSQL that came after the operation arrived, before it runs; its
 // record committed, before the caller hears back) and nothing else. No event is built, redacted, serialised or
 // chained: each record is one narrow row (a bigserial key and a ~0.5 KB text, no other index). Statements are
-// shared as the recorder shares them: one on its way at a time, carrying every row queued meanwhile and
-// answering every check that waits on it; the next leaves at the end of the event loop's turn.
+// shared by the trail's own line (`createStatementLine`), so exactly as the recorder shares them.
+import { createStatementLine } from '../../packages/enterprise/dist/index.js';
 import { narrowTable } from './narrow-table.mjs';
 
 export async function floorHook({ databaseUrl }) {
   const { client, insert, drop } = await narrowTable(databaseUrl, 'bench_floor');
-  let queue = [];
-  let onItsWay;
-  let leavingSoon = false;
-
-  const send = () => {
-    const batch = queue;
-    queue = [];
-    const statement = batch.length > 0 ? insert(batch.length) : client.query('SELECT 1');
-    const mine = statement.then(
-      () => {
-        onItsWay = undefined;
-        for (const p of batch) p.resolve();
-        if (queue.length > 0) sendSoon();
-      },
-      (error) => {
-        onItsWay = undefined;
-        for (const p of batch) p.reject(error);
-        if (queue.length > 0) sendSoon();
-        throw error;
-      },
-    );
-    onItsWay = mine;
-    return mine;
-  };
-  const sendSoon = () => {
-    if (onItsWay || leavingSoon) return;
-    leavingSoon = true;
-    setImmediate(() => {
-      leavingSoon = false;
-      if (!onItsWay && queue.length > 0) send().catch(() => undefined);
-    });
-  };
-  const append = () =>
-    new Promise((resolve, reject) => {
-      queue.push({ resolve, reject });
-      sendSoon();
-    });
-
+  const line = createStatementLine((rows) => (rows.length > 0 ? insert(rows.length) : client.query('SELECT 1')));
   const hook = async (_operation, run) => {
-    await (onItsWay ?? send());
+    await line.answered();
     let value;
     let thrown;
     let failed = false;
@@ -57,7 +20,7 @@ export async function floorHook({ databaseUrl }) {
       thrown = error;
       failed = true;
     }
-    await append();
+    await line.add(null);
     if (failed) throw thrown;
     return value;
   };

@@ -121,9 +121,9 @@ for (let r = 0; r < rounds; r++) {
   }
   manyRounds.push(round);
 }
-/** A build's rounds at each level joined; its throughput is the level where it made the most. */
-const atLevels = (build) => levels.map((level) => ({ level, ...combined(manyRounds.map((r) => r[level][build])) }));
-const best = (build) => atLevels(build).reduce((a, b) => (b.rps > a.rps ? b : a));
+/** Each build's rounds at each level joined; its throughput is the level where it made the most. */
+const byLevel = Object.fromEntries(['oss', 'ee', 'floor'].map((build) => [build, levels.map((level) => ({ level, ...combined(manyRounds.map((r) => r[level][build])) }))]));
+const best = (build) => byLevel[build].reduce((a, b) => (b.rps > a.rps ? b : a));
 const ossMany = best('oss');
 const eeMany = best('ee');
 const floorMany = best('floor');
@@ -131,7 +131,7 @@ const rates = pacedRates ?? [0.1, 0.3, 0.5].map((f) => Math.max(100, Math.round(
 // Each paced slice also reads how late a bystander process's timer came meanwhile: the machine's own tail.
 const bystander = startChild(here('../lib/bystander.mjs'));
 await bystander.ready;
-const pacedBuilds = { oss, ee, waits: floor };
+const pacedBuilds = { oss, ee, floor };
 async function pacedAt(rate) {
   const names = Object.keys(pacedBuilds);
   const parts = Object.fromEntries(names.map((n) => [n, []]));
@@ -152,7 +152,7 @@ async function pacedAt(rate) {
 }
 const paced = [];
 for (const rate of rates) {
-  paced.push({ rate, ...(await pacedAt(rate)), floor: await commitFloor({ databaseUrl: ee.info.databaseUrl, rate, durationMs }) });
+  paced.push({ rate, ...(await pacedAt(rate)), pgAlone: await commitFloor({ databaseUrl: ee.info.databaseUrl, rate, durationMs }) });
 }
 await bystander.stop();
 await oss.server.stop();
@@ -200,15 +200,15 @@ const cpuRows = (o, e, label) => [
       ]
     : []),
 ];
-const ossRuns = [ossFew, ...atLevels('oss'), ...paced.map((p) => p.oss)];
-const eeRuns = [eeFew, ...atLevels('ee'), ...paced.map((p) => p.ee)];
-const floorRuns = [...atLevels('floor'), ...paced.map((p) => p.waits)];
+const ossRuns = [ossFew, ...byLevel.oss, ...paced.map((p) => p.oss)];
+const eeRuns = [eeFew, ...byLevel.ee, ...paced.map((p) => p.ee)];
+const floorRuns = [...byLevel.floor, ...paced.map((p) => p.floor)];
 const failures = (list) => {
   const { errors, unexpected, unexpectedAnswers } = summarize(list);
   const answers = Object.entries(unexpectedAnswers).map(([answer, n]) => `${answer} ×${fmt(n)}`);
   return `${errors} / ${unexpected}${answers.length ? ` (${answers.join(', ')})` : ''}`;
 };
-const floorErrors = paced.reduce((n, p) => n + p.floor.errors + p.floor.unexpected, 0);
+const pgAloneErrors = paced.reduce((n, p) => n + p.pgAlone.errors + p.pgAlone.unexpected, 0);
 printTable(
   `bench/audit — bind+unbind mutations, ${durationMs / 1000} s per run and build; ${fmt(rows)} rows seeded in ${fmt(seeded.ms / 1000, 1)} s; load average after: ${load()} (${cores} cores)`,
   ['measurement', 'OSS build', 'Enterprise (audit on)', 'ratio / delta', 'target', ''],
@@ -222,7 +222,7 @@ printTable(
       ok(share >= 0.7),
     ],
     ...levels.map((level, i) => {
-      const [o, e] = [atLevels('oss')[i], atLevels('ee')[i]];
+      const [o, e] = [byLevel.oss[i], byLevel.ee[i]];
       return [`  … with ${level} in flight`, fmt(o.rps), fmt(e.rps), `${fmt((100 * e.rps) / o.rps, 1)}%`, '', ''];
     }),
     [
@@ -238,7 +238,7 @@ printTable(
     ...(floorMany.split
       ? [['  … its CPU per mutation: server / PostgreSQL / load / net / other', '', `${floorMany.split.map((u) => fmt(u)).join(' / ')} µs`, '', '', '']]
       : []),
-    ...paced.flatMap(({ rate, oss: o, ee: e, waits: w, floor: f }) => [
+    ...paced.flatMap(({ rate, oss: o, ee: e, floor: w, pgAlone: f }) => [
       [`latency at ${fmt(rate)} mutations/s offered to both: p50`, ms(o.p50), ms(e.p50), delta(o.p50, e.p50), '', ''],
       ['  … p99', ms(o.p99), ms(e.p99), delta(o.p99, e.p99), '< 2 ms added', ok(e.p99 - o.p99 < 2)],
       ['  … the fail-closed floor at that rate: p50 / p99', '', `${ms(w.p50)} / ${ms(w.p99)}`, `${delta(o.p50, w.p50)} / ${delta(o.p99, w.p99)}`, '', ''],
@@ -267,10 +267,10 @@ loop of ${connections} is the measurement this benchmark printed first: there ea
 answer, so a build's rate is ${connections} / its latency and every round trip to PostgreSQL lowers it directly.
 "PostgreSQL alone" offers the same rate to this PostgreSQL with nothing of Portico in the way: each request is one
 row made durable, rows group-committed one statement at a time as the audit trail does. An audit trail that answers
-only after its record is committed cannot add less than that${floorErrors ? ` (${floorErrors} of its requests failed)` : ''}.
+only after its record is committed cannot add less than that${pgAloneErrors ? ` (${pgAloneErrors} of its requests failed)` : ''}.
 "The fail-closed floor" is the OSS server with an operation hook that only waits as the trail must (floor-hook.mjs):
 before the operation, for an answer from PostgreSQL that came after it arrived; after it, for a narrow row's commit,
-statements shared the way the trail shares them. No event is built, redacted, chained or indexed: any audit trail
+statements shared by the trail's own line (createStatementLine). No event is built, redacted, chained or indexed: any audit trail
 that keeps the trail's two promises (nothing runs while PostgreSQL is down, nothing acknowledged is missing) costs
 at least this on this machine.
 "An idle process's timer" is a bystander that only wakes every 2 ms: how late it woke is how long this machine kept

@@ -4,6 +4,7 @@ import type { Queryable } from './db.js';
 import { decodeTime, monotonicFactory, ulid } from 'ulid';
 import { canonicalEvent } from './chain.js';
 import { configOf, readConfig, type ConfigRow } from './config.js';
+import { createStatementLine } from './statement-line.js';
 import type { AuditConfig, AuditDraft, AuditEvent } from './types.js';
 
 /**
@@ -117,11 +118,10 @@ export async function appendEvent(pool: Pool, draft: AuditDraft, at?: number): P
   return event;
 }
 
-const MAX_BATCH = 500;
-
 /**
- * The recorder's one line to PostgreSQL: at most one statement on its way at a time, and each one both appends
- * every event queued when it left and reads the configuration (a bare read when no event is queued).
+ * The recorder's one line to PostgreSQL (a `StatementLine`): at most one statement on its way at a time, and each
+ * one both appends every event queued when it left (at most 500) and reads the configuration (a bare read when no
+ * event is queued).
  *
  * - `check()` answers the configuration from a statement whose answer comes after the call: the one on its way
  *   (it has not answered yet), else a new one. It is the fail-closed proof an operation waits for before it runs.
@@ -144,52 +144,9 @@ export interface AuditTrail {
 }
 
 export function createAuditTrail(pool: Queryable): AuditTrail {
-  let queue: { event: AuditEvent; resolve: () => void; reject: (error: unknown) => void }[] = [];
-  let onItsWay: Promise<AuditConfig> | undefined;
-  let leavingSoon = false;
-  /** The next statement, at the end of this turn of the event loop, unless one is on its way by then. */
-  const sendSoon = () => {
-    if (onItsWay || leavingSoon) return;
-    leavingSoon = true;
-    setImmediate(() => {
-      leavingSoon = false;
-      // A check() meanwhile may have sent the queue already.
-      if (!onItsWay && queue.length > 0) send().catch(() => undefined);
-    });
-  };
-  const send = (): Promise<AuditConfig> => {
-    const batch = queue.slice(0, MAX_BATCH);
-    queue = queue.slice(batch.length);
-    const statement = batch.length > 0 ? appendBatchReadingConfig(pool, batch.map((p) => p.event)) : readConfig(pool);
-    // Cleared the moment the answer arrives, so no later check() takes it for a proof; whatever queued meanwhile
-    // leaves at the end of this turn, with the events of operations that this answer lets finish.
-    const settled = () => {
-      onItsWay = undefined;
-      if (queue.length > 0) sendSoon();
-    };
-    const mine = statement.then(
-      (config) => {
-        settled();
-        for (const p of batch) p.resolve();
-        return config;
-      },
-      (error: unknown) => {
-        settled();
-        for (const p of batch) p.reject(error);
-        throw error;
-      },
-    );
-    onItsWay = mine;
-    return mine;
-  };
+  const line = createStatementLine<AuditEvent, AuditConfig>((events) => (events.length > 0 ? appendBatchReadingConfig(pool, events) : readConfig(pool)));
   return {
-    check: () => onItsWay ?? send(),
-    append(draft) {
-      const event = newEvent(draft);
-      return new Promise<AuditEvent>((resolve, reject) => {
-        queue.push({ event, resolve: () => resolve(event), reject });
-        sendSoon();
-      });
-    },
+    check: line.answered,
+    append: (draft) => line.add(newEvent(draft)),
   };
 }
