@@ -6,6 +6,7 @@
 // latency at rates offered to both builds alike (open loop, BENCH_PACED_RATES or 10/30/50% of the lower
 // throughput); and the closed loop of BENCH_CONNECTIONS (8) this benchmark first measured. A third build, the OSS
 // server with only the two waits any fail-closed trail has (floor-hook.mjs), runs beside them: what no trail avoids.
+// A second OSS server takes its turns as well: what the measurements read when nothing is added.
 import { loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { startChild } from '../lib/child.mjs';
@@ -13,6 +14,7 @@ import { cores, cpuWindow, runQueueWaitMs } from '../lib/machine.mjs';
 import { fmt, printTable } from '../lib/table.mjs';
 import { summarize } from '../lib/load.mjs';
 import { stallSummary } from '../lib/stalls.mjs';
+import { quantileDifferenceInterval } from '../lib/turn-bootstrap.mjs';
 import { commitFloor } from './commit-floor.mjs';
 import { drain, mutationLoad, pacedMutations, sequentialGets } from './mutations.mjs';
 
@@ -107,6 +109,10 @@ const ee = await start('enterprise');
 const eeFew = await closedLoop(ee, connections, 'developer');
 // The fail-closed floor: the OSS server with the trail's two waits on PostgreSQL and nothing else (floor-hook.mjs).
 const floor = await start('floor');
+// The control: the same OSS build started again, taking its turns like the others in every round. Nothing
+// separates it from the first, so how far apart the two come out is this machine's noise: the resolution of every
+// other ratio and difference in the table.
+const ossAgain = await start('oss');
 const manyRounds = [];
 for (let r = 0; r < rounds; r++) {
   // Each run binds its own 50 users: a run stops wherever its load stops, binding or unbinding.
@@ -117,21 +123,23 @@ for (let r = 0; r < rounds; r++) {
       oss: await closedLoop(oss, level, 'viewer', run),
       ee: await closedLoop(ee, level, 'viewer', run),
       floor: await closedLoop(floor, level, 'viewer', run),
+      ossAgain: await closedLoop(ossAgain, level, 'viewer', run),
     };
   }
   manyRounds.push(round);
 }
 /** Each build's rounds at each level joined; its throughput is the level where it made the most. */
-const byLevel = Object.fromEntries(['oss', 'ee', 'floor'].map((build) => [build, levels.map((level) => ({ level, ...combined(manyRounds.map((r) => r[level][build])) }))]));
+const byLevel = Object.fromEntries(['oss', 'ee', 'floor', 'ossAgain'].map((build) => [build, levels.map((level) => ({ level, ...combined(manyRounds.map((r) => r[level][build])) }))]));
 const best = (build) => byLevel[build].reduce((a, b) => (b.rps > a.rps ? b : a));
 const ossMany = best('oss');
 const eeMany = best('ee');
 const floorMany = best('floor');
+const ossAgainMany = best('ossAgain');
 const rates = pacedRates ?? [0.1, 0.3, 0.5].map((f) => Math.max(100, Math.round((f * Math.min(ossMany.rps, eeMany.rps)) / 100) * 100));
 // Each paced slice also reads how late a bystander process's timer came meanwhile: the machine's own tail.
 const bystander = startChild(here('../lib/bystander.mjs'));
 await bystander.ready;
-const pacedBuilds = { oss, ee, floor };
+const pacedBuilds = { oss, ossAgain, ee, floor };
 async function pacedAt(rate) {
   const names = Object.keys(pacedBuilds);
   const parts = Object.fromEntries(names.map((n) => [n, []]));
@@ -148,7 +156,10 @@ async function pacedAt(rate) {
       seen[name].elapsedMs += watched.elapsedMs;
     }
   }
-  return Object.fromEntries(names.map((n) => [n, { ...summarize(parts[n]), bystander: stallSummary(seen[n].late, seen[n].elapsedMs) }]));
+  const added = (n) => quantileDifferenceInterval(parts.oss, parts[n]);
+  return Object.fromEntries(
+    names.map((n) => [n, { ...summarize(parts[n]), bystander: stallSummary(seen[n].late, seen[n].elapsedMs), ...(n === 'oss' ? {} : { p99Added: added(n) }) }]),
+  );
 }
 const paced = [];
 for (const rate of rates) {
@@ -156,6 +167,7 @@ for (const rate of rates) {
 }
 await bystander.stop();
 await oss.server.stop();
+await ossAgain.server.stop();
 await floor.server.stop();
 const recorded = await ee.server.request({ cmd: 'count' });
 
@@ -188,6 +200,8 @@ const exportRate = exported.lines / exported.seconds;
 const csvRate = (csv.lines - 1) / csv.seconds;
 const ms = (v) => `${fmt(v, 2)} ms`;
 const delta = (a, b, unit = ' ms', digits = 2) => `${b >= a ? '+' : '−'}${fmt(Math.abs(b - a), digits)}${unit}`;
+/** The 90% interval of an added p99, from resampling the turns (turn-bootstrap.mjs). */
+const interval = ({ low, high }) => `(90%: ${delta(0, low, '')} to ${delta(0, high)})`;
 const cpuRows = (o, e, label) => [
   [`  server CPU per mutation${label}`, `${fmt(o.cpuPerMutationUs)} µs`, `${fmt(e.cpuPerMutationUs)} µs`, delta(o.cpuPerMutationUs, e.cpuPerMutationUs, ' µs', 0), '', ''],
   ...(Number.isNaN(o.waitedPerMutationUs)
@@ -200,7 +214,7 @@ const cpuRows = (o, e, label) => [
       ]
     : []),
 ];
-const ossRuns = [ossFew, ...byLevel.oss, ...paced.map((p) => p.oss)];
+const ossRuns = [ossFew, ...byLevel.oss, ...byLevel.ossAgain, ...paced.flatMap((p) => [p.oss, p.ossAgain])];
 const eeRuns = [eeFew, ...byLevel.ee, ...paced.map((p) => p.ee)];
 const floorRuns = [...byLevel.floor, ...paced.map((p) => p.floor)];
 const failures = (list) => {
@@ -238,10 +252,12 @@ printTable(
     ...(floorMany.split
       ? [['  … its CPU per mutation: server / PostgreSQL / load / net / other', '', `${floorMany.split.map((u) => fmt(u)).join(' / ')} µs`, '', '', '']]
       : []),
-    ...paced.flatMap(({ rate, oss: o, ee: e, floor: w, pgAlone: f }) => [
+    ['  … a second OSS server (nothing added): mutations/s', fmt(ossAgainMany.rps), '', `${fmt((100 * ossAgainMany.rps) / ossMany.rps, 1)}% of the first`, '', ''],
+    ...paced.flatMap(({ rate, oss: o, ossAgain: a, ee: e, floor: w, pgAlone: f }) => [
       [`latency at ${fmt(rate)} mutations/s offered to both: p50`, ms(o.p50), ms(e.p50), delta(o.p50, e.p50), '', ''],
-      ['  … p99', ms(o.p99), ms(e.p99), delta(o.p99, e.p99), '< 2 ms added', ok(e.p99 - o.p99 < 2)],
-      ['  … the fail-closed floor at that rate: p50 / p99', '', `${ms(w.p50)} / ${ms(w.p99)}`, `${delta(o.p50, w.p50)} / ${delta(o.p99, w.p99)}`, '', ''],
+      ['  … p99', ms(o.p99), ms(e.p99), `${delta(o.p99, e.p99)} ${interval(e.p99Added)}`, '< 2 ms added', ok(e.p99 - o.p99 < 2)],
+      ['  … the fail-closed floor at that rate: p50 / p99', '', `${ms(w.p50)} / ${ms(w.p99)}`, `${delta(o.p50, w.p50)} / ${delta(o.p99, w.p99)} ${interval(w.p99Added)}`, '', ''],
+      ['  … a second OSS server (nothing added): p50 / p99', `${ms(a.p50)} / ${ms(a.p99)}`, '', `${delta(o.p50, a.p50)} / ${delta(o.p99, a.p99)} ${interval(a.p99Added)}`, '', ''],
       ['  … PostgreSQL alone, one durable row per request: p50 / p99', '', `${ms(f.p50)} / ${ms(f.p99)}`, '', '', ''],
       ['  … an idle process\'s 2 ms timer meanwhile, late by: p99 / max', `${ms(o.bystander.p99)} / ${ms(o.bystander.max)}`, `${ms(e.bystander.p99)} / ${ms(e.bystander.max)}`, '', '', ''],
     ]),
@@ -262,7 +278,10 @@ console.log(
   `\nthroughput = a build's best rate with ${levels.join(' or ')} requests in flight, where the server, not the wait for an
 answer, sets it (the busy cores row shows how busy the machine was). "What audit adds" compares both builds under
 the very same offered load (open loop: request k is due at k / rate, latency counts from then), so a slower build is
-not also offered less; the builds take ${slices} turns at each rate, ${fmt(pacedMs / 1000)} s in all for each, and a build's percentiles are over all its turns. The closed
+not also offered less; the builds take ${slices} turns at each rate, ${fmt(pacedMs / 1000)} s in all for each, and a build's percentiles are over all its turns.
+Beside each added p99 is its 90% interval from resampling whole turns (a stall falls on a turn, not on one request).
+"A second OSS server" is the same OSS build started again, taking its turns like the others: nothing is added, so
+what it shows is this measurement's own noise on this machine, the resolution of every other added p99. The closed
 loop of ${connections} is the measurement this benchmark printed first: there each request waits for the previous
 answer, so a build's rate is ${connections} / its latency and every round trip to PostgreSQL lowers it directly.
 "PostgreSQL alone" offers the same rate to this PostgreSQL with nothing of Portico in the way: each request is one
