@@ -1,7 +1,7 @@
 // Mutation load for bench/audit: each connection binds and unbinds users on its own project, back to back,
 // so every request is a real write (a Project update) and the OSS and Enterprise runs do exactly the same work.
 import { Pool } from 'undici';
-import { load, paced } from '../lib/load.mjs';
+import { load, paced, quantileOf } from '../lib/load.mjs';
 
 /** Binds (`bind`) or unbinds user `bench-<user>` to/from `role` of a project: the one mutation both loads make. */
 const binding = (project, role, user, bind) => ({
@@ -56,8 +56,7 @@ export async function sequentialGets({ url, token, paths, count = 300, warmup = 
   }
   await pool.close();
   latencies.sort((a, b) => a - b);
-  const pct = (q) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))];
-  return { p50: pct(0.5), p99: pct(0.99), unexpected };
+  return { p50: quantileOf(latencies, 0.5), p99: quantileOf(latencies, 0.99), unexpected };
 }
 
 /** Reads one streamed response to the end, counting bytes and lines; the body is discarded as it arrives. */

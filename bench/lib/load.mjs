@@ -56,11 +56,17 @@ function unexpectedAnswersOf(parts) {
   return all;
 }
 
+/** Where the q-quantile of n sorted samples sits (index from 0): the one rule every table of these benchmarks uses. */
+export const quantileIndex = (n, q) => Math.min(n - 1, Math.floor(q * n));
+
+/** The q-quantile of ascending samples; NaN when there are none. */
+export const quantileOf = (sorted, q) => (sorted.length ? sorted[quantileIndex(sorted.length, q)] : NaN);
+
 /** Several measurements of one thing as one: requests over their summed time, percentiles over every latency. */
 export function summarize(parts) {
   const latencies = parts.flatMap((p) => p.latencies).sort((a, b) => a - b);
   const elapsed = parts.reduce((sum, p) => sum + p.elapsed, 0);
-  const pct = (q) => (latencies.length ? latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] : NaN);
+  const pct = (q) => quantileOf(latencies, q);
   const unexpectedAnswers = unexpectedAnswersOf(parts);
   return {
     rps: latencies.length / elapsed, p50: pct(0.5), p99: pct(0.99), requests: latencies.length, latencies, elapsed,

@@ -4,6 +4,7 @@
 // picks as many turns as each build ran, with replacement, pools them and takes the difference of the p99s;
 // the interval is the middle 90% of those differences. With eight turns a build it is coarse, but it says what one
 // figure cannot: whether the machine lets this measurement tell 2 ms apart at all.
+import { quantileIndex } from './load.mjs';
 
 /** A small seeded generator (mulberry32): the same latencies give the same interval in every run of the table. */
 function seededRandom(seed) {
@@ -18,15 +19,25 @@ function seededRandom(seed) {
 }
 
 /**
- * The q-quantile of pooled turns as `summarize` takes it (the value at index ⌊q·n⌋ of the sorted pool), read from
+ * The q-quantile of pooled turns by the rule `summarize` uses (`quantileIndex`), read from
  * the turns' slowest requests only: each turn keeps its `keep` slowest, descending, which is enough for any pool
  * of these turns (see `tails`).
  */
 function pooledQuantile(picked, q) {
   const n = picked.reduce((sum, t) => sum + t.count, 0);
-  const fromTop = n - Math.min(n - 1, Math.floor(q * n)); // 1 = the slowest
-  const slowest = picked.flatMap((t) => t.slowest.slice(0, fromTop)).sort((a, b) => b - a);
-  return slowest[fromTop - 1];
+  const fromTop = n - quantileIndex(n, q); // 1 = the slowest
+  // Walks the turns' descending tails together (a merge, each pick of a turn on its own cursor) down to the
+  // fromTop-th slowest, instead of joining and sorting them for every resample.
+  const at = new Array(picked.length).fill(0);
+  let value = NaN;
+  for (let k = 0; k < fromTop; k++) {
+    let next = -1;
+    for (let i = 0; i < picked.length; i++) {
+      if (at[i] < picked[i].slowest.length && (next < 0 || picked[i].slowest[at[i]] > picked[next].slowest[at[next]])) next = i;
+    }
+    value = picked[next].slowest[at[next]++];
+  }
+  return value;
 }
 
 /** Each turn's request count and its slowest requests, as many as a pool of `turns` copies of the largest could need. */
