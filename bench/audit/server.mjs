@@ -1,6 +1,6 @@
 // Benchmark child for bench/audit: the OSS server, or the Enterprise server with the audit trail on a fresh
-// PostgreSQL schema, over the same embedded cluster and sample catalog. Answers IPC requests: `count` (audit
-// rows), `seed` (bulk rows), `rss-start`/`rss-stop` (peak RSS while an export runs).
+// PostgreSQL schema, over the same embedded cluster and sample catalog. Answers IPC requests: `seed` (bulk audit
+// rows), `rss-start`/`rss-stop` (peak RSS while an export runs).
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -48,11 +48,6 @@ if (edition === 'enterprise') {
   const ee = await createEnterprise({ portico, logger, config: { databaseUrl, schema, licenseKeysFile: keys, licenseFile } });
   await ee.database.migrated();
   plugin = enterprisePlugin(ee, createEnterpriseModules(ee, portico, logger));
-} else if (edition === 'floor') {
-  // The OSS server with only the waits of a fail-closed trail (floor-hook.mjs): what any such trail adds at least.
-  const { floorHook } = await import('./floor-hook.mjs');
-  const floor = await floorHook({ databaseUrl });
-  plugin = { name: 'floor', onOperation: floor.hook, stop: floor.stop };
 }
 const server = createServer(portico, plugin ? { plugins: [plugin] } : {});
 const { port } = await server.listen('127.0.0.1', 0);
@@ -68,17 +63,10 @@ if (edition === 'enterprise') await direct.connect();
 let rssTimer;
 let rss;
 const handlers = {
-  async count() {
-    const { rows } = await direct.query('SELECT count(*)::int AS n FROM audit_events');
-    return { count: rows[0].n };
-  },
   async seed({ rows }) {
     const t0 = performance.now();
     await seedAuditRows(direct, rows);
     return { ms: performance.now() - t0 };
-  },
-  cpu() {
-    return process.cpuUsage();
   },
   'rss-start'() {
     global.gc?.();
@@ -107,4 +95,4 @@ process.on('message', async (m) => {
   }
   if (m && handlers[m.cmd]) process.send({ id: m.id, result: await handlers[m.cmd](m) });
 });
-process.send({ port, token, projectPrefix: 'bench-', schema, databaseUrl });
+process.send({ port, token, projectPrefix: 'bench-' });

@@ -56,11 +56,8 @@ function unexpectedAnswersOf(parts) {
   return all;
 }
 
-/** Where the q-quantile of n sorted samples sits (index from 0): the one rule every table of these benchmarks uses. */
-export const quantileIndex = (n, q) => Math.min(n - 1, Math.floor(q * n));
-
 /** The q-quantile of ascending samples; NaN when there are none. */
-export const quantileOf = (sorted, q) => (sorted.length ? sorted[quantileIndex(sorted.length, q)] : NaN);
+export const quantileOf = (sorted, q) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] : NaN);
 
 /** Several measurements of one thing as one: requests over their summed time, percentiles over every latency. */
 export function summarize(parts) {
@@ -116,7 +113,7 @@ export async function paced({ url, headers = {}, rate, durationMs = 5000, warmup
  * resolves to `true` when its answer was the expected one, else to what it was (a status code; a rejection counts
  * as an error).
  */
-export async function pacedCalls({ rate, durationMs = 5000, warmupMs = 1000, call }) {
+async function pacedCalls({ rate, durationMs = 5000, warmupMs = 1000, call }) {
   const total = Math.round((rate * (warmupMs + durationMs)) / 1000);
   const warmup = Math.round((rate * warmupMs) / 1000);
   const latencies = [];

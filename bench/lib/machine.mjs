@@ -53,19 +53,6 @@ export function processesCpuMs(pids) {
   return total;
 }
 
-/**
- * How long a process's main thread (for Node, the event loop) has so far spent runnable but waiting for a core,
- * ms (/proc/<pid>/schedstat, second field; NaN where it does not exist). On a machine the benchmark shares with its
- * database and load generator, this is the time the server lost to them.
- */
-export function runQueueWaitMs(pid) {
-  try {
-    return Number(readFileSync(`/proc/${pid}/task/${pid}/schedstat`, 'utf8').split(' ')[1]) / 1e6;
-  } catch {
-    return NaN;
-  }
-}
-
 /** This process's CPU time so far (user + system), µs. */
 export function ownCpuUs() {
   const { user, system } = process.cpuUsage();
