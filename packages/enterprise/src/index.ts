@@ -4,5 +4,3 @@ export { loadEnterpriseConfig, type EnterpriseConfig } from './config.js';
 export { createEnterprise, type Enterprise, type CreateEnterpriseOptions } from './enterprise.js';
 export { enterprisePlugin, type EnterpriseModule } from './plugin.js';
 export { createEnterpriseModules } from './modules.js';
-// The audit trail's group commit, for bench:audit's fail-closed floor (the same line over a narrow insert).
-export { createStatementLine, type StatementLine } from './audit/statement-line.js';

@@ -8,8 +8,7 @@
  *   With none on its way (or when it answers) the next statement leaves at the end of the current turn of the
  *   event loop rather than at once, so items added together in a turn travel together.
  *
- * The audit trail (append.ts) is this line over its append statement; `bench:audit`'s fail-closed floor is the
- * same line over a narrow insert, so both share statements exactly alike.
+ * The audit trail (append.ts) is this line over its append statement.
  */
 export interface StatementLine<Item, Answer> {
   answered(): Promise<Answer>;
