@@ -8,8 +8,8 @@ import { createStatementLine } from './statement-line.js';
 import type { AuditConfig, AuditDraft, AuditEvent } from './types.js';
 
 /**
- * ULID randomness from a pooled crypto buffer: the library's default asks Web Crypto for each of an id's 16
- * random characters (19 µs an event in a profile of the mutation benchmark, for 80 bits).
+ * ULID randomness from a pooled crypto buffer: the library's default asks Web Crypto once for each of an id's 16
+ * random characters, a call for every 5 bits of the 80, on every event.
  */
 const POOL = 4096;
 let pool = randomBytes(POOL);
@@ -129,14 +129,13 @@ export async function appendEvent(pool: Pool, draft: AuditDraft, at?: number): P
  *   Events wait for the statement on its way; with none on its way (or when it answers) the next statement
  *   leaves at the end of the current turn of the event loop rather than at once, so operations that finish
  *   together (one write batch of the cluster acknowledges many) travel in one statement instead of the first of
- *   them alone and the rest in the next. In `bench:audit` that made the Enterprise build 64–66% of the OSS
- *   throughput against 58–62% sending at once (four alternated pairs), and 65.6–67.3% against 59.9–66.9% once the
- *   statement that follows an answer leaves the same way (four more).
+ *   them alone and the rest in the next. Waiting for the end of the turn costs no time: a turn with nothing more
+ *   to append ends at once.
  *
  * Operations in flight together thus share statements in both roles (group commit: one transaction, one WAL
  * flush per batch), so a replica makes about one statement per batch of operations instead of a read and an
- * append for each: the round trip, not PostgreSQL's work, is what a statement costs the server most. Several
- * statements on their way at once measured slower: they queue on the chain head's row lock, each with fewer events.
+ * append for each: the round trip, not PostgreSQL's work, is what a statement costs the server most. One statement
+ * at a time, because several on their way at once would queue on the chain head's row lock, each with fewer events.
  */
 export interface AuditTrail {
   check(): Promise<AuditConfig>;

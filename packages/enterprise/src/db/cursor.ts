@@ -21,8 +21,8 @@ export const UNBOUNDED_STATEMENT = 'SET LOCAL statement_timeout = 0';
  * handed out (e.g. rows piped into a CSV writer); the connection goes back to the pool when the rows end,
  * and is dropped when they fail or the consumer goes away mid-way.
  */
-// 500 rows a batch: at 2,000 the rows of a batch outlived the young generation and the server's RSS grew by
-// 73 MiB over a 1,000,000-row audit export; at 500 it stays flat and the export is faster (bench:audit).
+// 500 rows a batch: few enough that a batch's rows die in V8's young generation, so a long export keeps the
+// server's memory flat; much larger batches outlive it and grow the RSS with the export.
 export async function streamQuery(pool: Pool, sql: string, values: unknown[], finish: (rows: Readable) => Readable, batchSize = 500): Promise<Readable> {
   const client = await pool.connect();
   // Between statements a checked-out client has no query to fail: a lost connection is emitted as an event,

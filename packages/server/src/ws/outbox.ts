@@ -41,8 +41,8 @@ export interface OutboxOptions<R extends Recipient> {
 const emptyBatch = (): Batch => ({ frames: [], size: 0 });
 
 /**
- * Coalesces what is sent to each socket within one event-loop turn into one write. A TCP write costs ~9 µs of
- * CPU here whatever its size (on loopback the receiving side's packet processing is charged to it), which makes
+ * Coalesces what is sent to each socket within one event-loop turn into one write. A TCP write costs about the
+ * same CPU whatever its size (on loopback the receiving side's packet processing is charged to it too), which makes
  * the number of writes, not bytes or JSON, the price of a delivery: a change's instance_update and
  * deploy_progress, and under load every change that arrived in the same turn, cost each socket one syscall. The
  * flush runs at the end of the turn (setImmediate): nothing waits for a timer, and when the process falls behind

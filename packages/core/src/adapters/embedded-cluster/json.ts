@@ -64,8 +64,7 @@ export { deepEqual } from '../../json-equal.js';
 /**
  * RFC 7386 JSON merge patch: objects merge recursively, `null` deletes a key, anything else replaces. The result
  * takes the patch's arrays as they are, so the patch must be the caller's own copy (`toJson` of the input): copying
- * them again (structuredClone of a Project's roles on every binding) was the largest JavaScript item in a profile
- * of bindings.
+ * them again would copy a Project's roles once more on every binding, for nothing.
  */
 export function mergePatch(target: unknown, patch: unknown): unknown {
   if (!isObject(patch)) return patch;
