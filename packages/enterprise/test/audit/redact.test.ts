@@ -43,7 +43,7 @@ describe('redaction: nothing secret reaches the trail', () => {
   const values = [...strings(planted).filter((s) => s.startsWith('v-')), 'v-nested-db-password', 'v-nested-password'];
 
   it('replaces the value of every key whose name says secret, whatever its case or separators, at every depth', () => {
-    const copy = redact(input) as { body: Record<string, unknown> & { spec: { values: [{ env: Record<string, string> }, { deep: { deeper: { password: string } } }] } } };
+    const copy = redact(input) as { params: unknown; body: Record<string, unknown> & { spec: { values: [{ env: Record<string, string> }, { deep: { deeper: { password: string } } }] } } };
     const left = strings(copy);
     for (const value of values) expect(left, value).not.toContain(value);
     for (const key of Object.keys(planted)) expect(copy.body[key], key).toBe(REDACTED);
