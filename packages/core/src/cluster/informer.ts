@@ -1,7 +1,7 @@
-import { deepFreeze } from '../freeze.js';
 import { createLogger, type Logger } from '../logger.js';
 import type { Cluster, ComponentHealth, Disposable, KubeObject, ResourceRef, WatchEvent } from '../ports/cluster.js';
-import { objectKey, type Informer, type InformerEvent } from './informer-types.js';
+import { createInformerCache, isNewer } from './informer-cache.js';
+import type { Informer } from './informer-types.js';
 
 export interface InformerOptions {
   /** Only this namespace; all namespaces when absent. */
@@ -13,32 +13,20 @@ export interface InformerOptions {
   backoff?: { initialMs: number; maxMs: number };
 }
 
-/** Kubernetes resourceVersions are opaque, but ours and etcd's are integers: compare them when they are. */
-function isNewer(candidate: string | undefined, cached: string | undefined): boolean {
-  if (!cached || !candidate) return true;
-  if (/^\d+$/.test(candidate) && /^\d+$/.test(cached)) return BigInt(candidate) > BigInt(cached);
-  return candidate !== cached;
-}
+/** How long a resumed watch must stay up without an error before the informer reports healthy again. */
+const QUIET_MS = 2_000;
 
 /**
  * list + watch cache over one resource, in the manner of client-go: it watches from the list's version,
  * resumes from the last seen version after errors or a stalled stream, and relists on 410 Gone, emitting
- * the difference so listeners never miss a change. Cached objects are frozen: share, don't mutate.
+ * the difference so listeners never miss a change. Cached objects are frozen: share, don't mutate. The cache
+ * and its listeners are informer-cache's; this file keeps the list and the watch going.
  */
-/** How long a resumed watch must stay up without an error before the informer reports healthy again. */
-const QUIET_MS = 2_000;
-/**
- * The longest a list is applied without yielding to the event loop: a fifth of the 50 ms a request may wait,
- * leaving room for the page's JSON parse and a garbage collection in the same stretch.
- */
-const LIST_SLICE_MS = 10;
-
 export function createInformer(cluster: Cluster, ref: ResourceRef, opts: InformerOptions = {}): Informer {
   const logger = opts.logger ?? createLogger('silent');
   const stallMs = opts.stallMs ?? 120_000;
   const backoff = opts.backoff ?? { initialMs: 250, maxMs: 30_000 };
-  const cache = new Map<string, KubeObject>();
-  const listeners = new Set<(event: InformerEvent) => void>();
+  const cache = createInformerCache(ref, logger);
 
   let lastVersion: string | undefined;
   let synced = false;
@@ -53,63 +41,6 @@ export function createInformer(cluster: Cluster, ref: ResourceRef, opts: Informe
   let started: Promise<void> | undefined;
   let resolveStart: (() => void) | undefined;
   let rejectStart: ((err: Error) => void) | undefined;
-
-  const emit = (event: InformerEvent) => {
-    for (const listener of [...listeners]) {
-      try {
-        listener(event);
-      } catch (err) {
-        logger.error({ err: String(err), kind: ref.kind }, 'informer listener threw');
-      }
-    }
-  };
-
-  const upsert = (object: KubeObject) => {
-    const key = objectKey(object);
-    const previous = cache.get(key);
-    if (previous && !isNewer(object.metadata.resourceVersion, previous.metadata.resourceVersion)) return;
-    cache.set(key, deepFreeze(object));
-    emit(previous ? { type: 'MODIFIED', object, previous } : { type: 'ADDED', object });
-  };
-
-  const remove = (object: KubeObject) => {
-    const key = objectKey(object);
-    const previous = cache.get(key);
-    if (!previous) return;
-    cache.delete(key);
-    emit({ type: 'DELETED', object: deepFreeze(object), previous });
-  };
-
-  /**
-   * A (re)list replaces the cache; listeners see only what differs from what they last saw. A list of 20k objects
-   * is applied in slices, yielding to the event loop between them so requests are not held up; returns false when
-   * a newer attempt (or stop) took over meanwhile.
-   */
-  const applyList = async (items: KubeObject[], id: number): Promise<boolean> => {
-    const seen = new Set<string>();
-    let sliceStart = performance.now();
-    for (let i = 0; i < items.length; i++) {
-      const item = items[i];
-      seen.add(objectKey(item));
-      const previous = cache.get(objectKey(item));
-      if (!previous || previous.metadata.resourceVersion !== item.metadata.resourceVersion) {
-        cache.set(objectKey(item), deepFreeze(item));
-        emit(previous ? { type: 'MODIFIED', object: item, previous } : { type: 'ADDED', object: item });
-      }
-      if (i % 64 === 63 && performance.now() - sliceStart > LIST_SLICE_MS) {
-        await new Promise((resolve) => setImmediate(resolve));
-        if (id !== attempt || stopped) return false;
-        sliceStart = performance.now();
-      }
-    }
-    for (const [key, previous] of [...cache]) {
-      if (!seen.has(key)) {
-        cache.delete(key);
-        emit({ type: 'DELETED', object: previous, previous });
-      }
-    }
-    return true;
-  };
 
   const clearTimers = () => {
     clearTimeout(retryTimer);
@@ -161,8 +92,8 @@ export function createInformer(cluster: Cluster, ref: ResourceRef, opts: Informe
     failures = 0; // the stream works: later failures start the backoff afresh
     problem = undefined;
     const version = event.object?.metadata?.resourceVersion;
-    if (event.type === 'ADDED' || event.type === 'MODIFIED') upsert(event.object);
-    else if (event.type === 'DELETED') remove(event.object);
+    if (event.type === 'ADDED' || event.type === 'MODIFIED') cache.upsert(event.object);
+    else if (event.type === 'DELETED') cache.remove(event.object);
     if (version && isNewer(version, lastVersion)) lastVersion = version;
   };
 
@@ -209,7 +140,7 @@ export function createInformer(cluster: Cluster, ref: ResourceRef, opts: Informe
       return;
     }
     if (id !== attempt || stopped) return;
-    if (!(await applyList(listed.items, id))) return;
+    if (!(await cache.applyList(listed.items, () => id !== attempt || stopped))) return;
     lastVersion = listed.resourceVersion;
     problem = undefined; // the cache is current as of this list
     if (!synced) {
@@ -242,15 +173,9 @@ export function createInformer(cluster: Cluster, ref: ResourceRef, opts: Informe
       if (!synced) rejectStart?.(new Error(`informer for ${ref.kind} stopped before it synced`));
     },
 
-    list: () => [...cache.values()],
-
-    get: (name, namespace) => cache.get(namespace ? `${namespace}/${name}` : name),
-
-    on(listener) {
-      const own = (event: InformerEvent) => listener(event);
-      listeners.add(own);
-      return { close: () => void listeners.delete(own) };
-    },
+    list: cache.list,
+    get: cache.get,
+    on: cache.on,
 
     health(): ComponentHealth {
       if (stopped) return { ok: false, message: `${ref.kind} informer stopped` };
