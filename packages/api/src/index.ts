@@ -11,3 +11,4 @@ export * from './health.js';
 export * from './routes.js';
 export * from './rgd-views.js';
 export * from './instance-history.js';
+export * from './operations.js';

@@ -2,7 +2,9 @@
  * The RBAC vocabulary of Portico as data (Argo CD keeps its resources and actions the same way beside one
  * model file): one row per resource. The policy compiler, the object builders, can-i (its accepted resources
  * and its permission summary), the CLI's can-i and the docs table in docs/rbac.md all read these rows, so a
- * new resource is one row — added here, or contributed at start-up by a plugin with `registerRbacResources`.
+ * new resource is one row — added here, or contributed by a plugin. The OSS rows are a frozen constant;
+ * `createRbacVocabulary` builds one immutable vocabulary from them plus a plugin's rows (each Portico has its
+ * own, so two servers in one process never see each other's rows).
  */
 
 export const rbacActions = ['get', 'list', 'create', 'update', 'delete'] as const;
@@ -39,7 +41,7 @@ export interface RbacResourceRow {
 }
 
 /** The OSS rows (contract §5), in the order can-i, the CLI and the docs list them. */
-export const ossRbacResources: readonly RbacResourceRow[] = [
+export const ossRbacResources: readonly RbacResourceRow[] = deepFreeze([
   {
     resource: 'projects', base: 'projects/{project}', segments: [], actions: ['create', 'list', 'get', 'update', 'delete'], policy: false,
     anyProject: 'projects/*',
@@ -69,7 +71,7 @@ export const ossRbacResources: readonly RbacResourceRow[] = [
   ...globalRows(
     ['repositories', 'settings', 'users', 'applications', 'clusters', 'compliance', 'audit', 'license', 'categories', 'views'],
   ),
-];
+]);
 
 /**
  * The rest of the vocabulary clients in the field ask can-i about. Portico manages few of them (an Enterprise
@@ -83,60 +85,12 @@ function globalRows(names: readonly string[]): RbacResourceRow[] {
   }));
 }
 
-const rows: RbacResourceRow[] = [...ossRbacResources];
-
-/** The rows in force: the OSS ones, then those registered by plugins, in registration order. */
-export const rbacResourceRows = (): readonly RbacResourceRow[] => rows;
-
-// Derived lists, recomputed only when rows are registered or removed: can-i validates its action against
-// them on every request.
-let derived: { all: readonly string[]; policy: readonly string[] } | undefined;
-const derive = () =>
-  (derived ??= {
-    all: Object.freeze([...new Set(rows.flatMap((r) => r.actions))]),
-    policy: Object.freeze([...new Set(rows.filter((r) => r.policy).flatMap((r) => r.actions))]),
-  });
-
-/** Every action of the rows in force (`get` … `delete`, `reveal`), in first-seen order. */
-export const rbacAllActions = (): readonly string[] => derive().all;
-
-/** Every action a project policy may name, from the policy rows. */
-export const rbacPolicyActions = (): readonly string[] => derive().policy;
-
-/** The resource names can-i and the CLI accept. */
-export const rbacResourceNames = (): string[] => rows.map((r) => r.resource);
-
-export const rbacResourceRow = (resource: string): RbacResourceRow | undefined => rows.find((r) => r.resource === resource);
-
-/**
- * Adds rows (an Enterprise module's resources). Call at start-up, before policies are compiled; returns a
- * function that removes them again (tests). A name already in the table is refused, unless its row is a
- * placeholder of the field's vocabulary, which the new row replaces in place.
- */
-export function registerRbacResources(extra: readonly RbacResourceRow[]): () => void {
-  for (const row of extra) {
-    const existing = rbacResourceRow(row.resource);
-    if (existing && !existing.placeholder) throw new Error(`RBAC resource "${row.resource}" is already in the vocabulary`);
+function deepFreeze<T>(value: T): T {
+  if (value && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const inner of Object.values(value)) deepFreeze(inner);
   }
-  const replaced: { row: RbacResourceRow; by: RbacResourceRow }[] = [];
-  for (const row of extra) {
-    const at = rows.findIndex((r) => r.resource === row.resource);
-    if (at >= 0) {
-      replaced.push({ row: rows[at], by: row });
-      rows[at] = row;
-    } else rows.push(row);
-  }
-  derived = undefined;
-  return () => {
-    derived = undefined;
-    for (const row of extra) {
-      const at = rows.indexOf(row);
-      if (at < 0) continue;
-      const original = replaced.find((r) => r.by === row)?.row;
-      if (original) rows[at] = original;
-      else rows.splice(at, 1);
-    }
-  };
+  return value;
 }
 
 export const isProjectScoped = (row: RbacResourceRow) => row.base.includes('{project}');
@@ -154,47 +108,97 @@ export const resourceObject = (row: RbacResourceRow, project: string) =>
 export const itemObject = (row: RbacResourceRow, project: string, values: readonly string[]) =>
   [fill(row.base, project), ...values.map((v) => v || '_')].join('/');
 
-const row = (resource: string) => {
-  const found = rbacResourceRow(resource);
-  if (!found) throw new Error(`unknown RBAC resource "${resource}"`);
-  return found;
-};
-
-/** The objects core asks about, built from the rows so every module speaks of the same strings. */
-export const rbacObject = {
-  get allProjects() {
-    return row('projects').anyProject!;
-  },
-  project: (project: string) => resourceObject(row('projects'), project),
-  members: (project: string) => resourceObject(row('members'), project),
-  roles: (project: string) => resourceObject(row('roles'), project),
-  instances: (project: string) => resourceObject(row('instances'), project),
-  instance: (project: string, namespace: string, kind: string, name: string) => itemObject(row('instances'), project, [namespace, kind, name]),
-  secrets: (project: string) => resourceObject(row('secrets'), project),
-  secret: (project: string, namespace: string, name: string) => itemObject(row('secrets'), project, [namespace, name]),
-  rgds: (project: string) => resourceObject(row('rgds'), project),
-  rgd: (project: string, category: string, name: string) => itemObject(row('rgds'), project, [category, name]),
-};
-
-/** The project an object belongs to, or undefined for global objects such as `projects/*`. */
-export function projectOfObject(object: string): string | undefined {
-  const slash = object.indexOf('/');
-  if (slash < 0) return undefined;
-  const head = object.slice(0, slash);
-  if (!projectHeads().has(head)) return undefined;
-  const end = object.indexOf('/', slash + 1);
-  const project = object.slice(slash + 1, end < 0 ? undefined : end);
-  return project === '' || project.includes('*') ? undefined : project;
+/** One Portico's vocabulary: the OSS rows with a plugin's rows in place of (or beside) the placeholders. */
+export interface RbacVocabulary {
+  /** The rows in force, in the order can-i, the CLI and the docs list them. */
+  readonly rows: readonly RbacResourceRow[];
+  /** The resource names can-i accepts. */
+  readonly names: readonly string[];
+  /** Every action of the rows (`get` … `delete`, `reveal`), in first-seen order. */
+  readonly actions: readonly string[];
+  /** The rows a project policy may name, and their actions. */
+  readonly policyRows: readonly RbacResourceRow[];
+  readonly policyActions: readonly string[];
+  row(resource: string): RbacResourceRow | undefined;
+  /**
+   * The object of one item of a resource: `object('instances', project, namespace, kind, name)` for a project's
+   * resource, `object('categories', slug)` for a global one; throws on an unknown resource.
+   */
+  object(resource: string, ...parts: string[]): string;
+  /** The object of a whole resource in a project (or of a global resource: its base). */
+  resourceObject(resource: string, project?: string): string;
+  /** The project an object belongs to, or undefined for global objects such as `projects/*`. */
+  projectOf(object: string): string | undefined;
+  /** The "Objects and actions" table of docs/rbac.md. */
+  docsTable(): string;
 }
 
-/** First segments of the project-scoped bases (`projects`, `instances`, …), cached per table size. */
-let heads: { size: number; set: Set<string> } | undefined;
-function projectHeads(): Set<string> {
-  if (heads?.size !== rows.length) {
-    heads = { size: rows.length, set: new Set(rows.filter((r) => r.base.split('/')[1] === '{project}').map((r) => r.base.split('/')[0]!)) };
+/**
+ * Builds an immutable vocabulary: the OSS rows, each placeholder replaced by a plugin row of the same name,
+ * the plugin's other rows after them. A plugin row that names a served OSS resource, or two plugin rows
+ * naming one resource, are refused: a resource has one meaning.
+ */
+export function createRbacVocabulary(extra: readonly RbacResourceRow[] = []): RbacVocabulary {
+  const rows: RbacResourceRow[] = [...ossRbacResources];
+  const seen = new Set<string>();
+  for (const row of extra) {
+    if (seen.has(row.resource)) throw new Error(`RBAC resource "${row.resource}" is contributed twice`);
+    seen.add(row.resource);
+    const at = rows.findIndex((r) => r.resource === row.resource);
+    if (at >= 0 && !rows[at]!.placeholder) throw new Error(`RBAC resource "${row.resource}" is already in the vocabulary`);
+    if (at >= 0) rows[at] = deepFreeze({ ...row });
+    else rows.push(deepFreeze({ ...row }));
   }
-  return heads.set;
+  const byName = new Map(rows.map((r) => [r.resource, r]));
+  const policyRows = rows.filter((r) => r.policy);
+  const projectHeads = new Set(rows.filter((r) => r.base.split('/')[1] === '{project}').map((r) => r.base.split('/')[0]!));
+  const rowOf = (resource: string) => {
+    const found = byName.get(resource);
+    if (!found) throw new Error(`unknown RBAC resource "${resource}"`);
+    return found;
+  };
+  return Object.freeze({
+    rows: Object.freeze(rows),
+    names: Object.freeze(rows.map((r) => r.resource)),
+    actions: Object.freeze([...new Set(rows.flatMap((r) => r.actions))]),
+    policyRows: Object.freeze(policyRows),
+    policyActions: Object.freeze([...new Set(policyRows.flatMap((r) => r.actions))]),
+    row: (resource: string) => byName.get(resource),
+    object(resource: string, ...parts: string[]) {
+      const row = rowOf(resource);
+      return isProjectScoped(row) ? itemObject(row, parts[0] ?? '', parts.slice(1)) : itemObject(row, '', parts);
+    },
+    resourceObject: (resource: string, project = '*') => resourceObject(rowOf(resource), project),
+    projectOf(object: string) {
+      const slash = object.indexOf('/');
+      if (slash < 0) return undefined;
+      if (!projectHeads.has(object.slice(0, slash))) return undefined;
+      const end = object.indexOf('/', slash + 1);
+      const project = object.slice(slash + 1, end < 0 ? undefined : end);
+      return project === '' || project.includes('*') ? undefined : project;
+    },
+    docsTable: () => rbacDocsTable(rows),
+  });
 }
+
+/** The vocabulary of a Portico without plugins (and the field's resource names the CLI knows). */
+export const ossRbacVocabulary = createRbacVocabulary();
+
+const ossRow = (resource: string) => ossRbacVocabulary.row(resource)!;
+
+/** The objects core asks about, built from the OSS rows (fixed in every edition) so every module speaks of the same strings. */
+export const rbacObject = Object.freeze({
+  allProjects: ossRow('projects').anyProject!,
+  project: (project: string) => resourceObject(ossRow('projects'), project),
+  members: (project: string) => resourceObject(ossRow('members'), project),
+  roles: (project: string) => resourceObject(ossRow('roles'), project),
+  instances: (project: string) => resourceObject(ossRow('instances'), project),
+  instance: (project: string, namespace: string, kind: string, name: string) => itemObject(ossRow('instances'), project, [namespace, kind, name]),
+  secrets: (project: string) => resourceObject(ossRow('secrets'), project),
+  secret: (project: string, namespace: string, name: string) => itemObject(ossRow('secrets'), project, [namespace, name]),
+  rgds: (project: string) => resourceObject(ossRow('rgds'), project),
+  rgd: (project: string, category: string, name: string) => itemObject(ossRow('rgds'), project, [category, name]),
+});
 
 /** Casbin subjects: who a line or a binding speaks of. */
 export const rbacSubject = {
@@ -204,8 +208,8 @@ export const rbacSubject = {
   serverAdmin: 'role:serveradmin',
 };
 
-/** The "Objects and actions" table of docs/rbac.md, from the rows (a test keeps the docs equal to it). */
-export function rbacDocsTable(list: readonly RbacResourceRow[] = rows): string {
+/** The "Objects and actions" table of docs/rbac.md, from rows (a test keeps the docs equal to the OSS table). */
+export function rbacDocsTable(list: readonly RbacResourceRow[]): string {
   const lines = ['| Resource | Object | Actions | In project policies | Granted by |', '|---|---|---|---|---|'];
   for (const r of list) {
     const item = [r.base.replace('{project}', '<p>'), ...r.segments.map((s) => `<${s}>`)].join('/');

@@ -5,6 +5,7 @@ import {
 } from './auth.js';
 import { CountResponse, MessageResponse } from './common.js';
 import { ErrorEnvelope } from './errors.js';
+import type { OperationId } from './operations.js';
 import { Healthz, Readyz, ServerVersion } from './health.js';
 import {
   ClusterInstanceParams, ClusterKindParams, CreateInstanceFormA, CreateInstanceFormB, Instance, InstanceList,
@@ -41,8 +42,16 @@ export interface RouteDef {
   status: number;
   response?: z.ZodType;
   rateLimit?: RateLimitBucket;
-  /** Enterprise families: answered by the edition gate in OSS. */
+  /** The Enterprise family (§8) a row of the Enterprise table serves: where it is, the OSS build answers for it. */
+  family?: EnterpriseFamilyName;
+  /** A placeholder of an Enterprise family in the OSS OpenAPI document (built from `enterpriseFamilies`). */
   enterprise?: { feature: string; ossStatus: 402 | 404 };
+  /**
+   * The operation a mutating route performs (an id of the operation vocabulary, `operations.ts`). Core records
+   * it when the service method runs; the server only adds the request's facts. Every route that is not a GET
+   * names one, or is `readOnly`.
+   */
+  operation?: string;
   /**
    * A POST that changes nothing (a dry-run check such as compliance validate): not an operation, so the audit
    * trail does not record it, as it does not record a GET.
@@ -50,26 +59,25 @@ export interface RouteDef {
   readOnly?: true;
 }
 
-const r = <const T extends RouteDef>(def: T) => def;
+const r = <const T extends RouteDef & { operation?: OperationId }>(def: T) => def;
 const AccountParams = z.object({ username: Username });
-const EnterpriseRest = z.object({ path: z.string() });
 const RgdParams = z.object({ name: z.string().min(1).max(253) });
 
 export const routes = [
   // §2 authentication
-  r({ id: 'localLogin', method: 'POST', path: '/api/v1/auth/local/login', auth: 'none', tag: 'auth', summary: 'Sign in with a local account', body: LocalLoginRequest, status: 200, response: LoginResponse, rateLimit: 'login' }),
+  r({ id: 'localLogin', method: 'POST', path: '/api/v1/auth/local/login', auth: 'none', tag: 'auth', summary: 'Sign in with a local account', body: LocalLoginRequest, status: 200, response: LoginResponse, rateLimit: 'login' , operation: 'auth.login' }),
   r({ id: 'oidcLogin', method: 'GET', path: '/api/v1/auth/oidc/login', auth: 'none', tag: 'auth', summary: 'Start an OIDC sign-in (302 to the identity provider)', query: OidcLoginQuery, status: 302, rateLimit: 'oidcLogin' }),
   r({ id: 'oidcCallback', method: 'GET', path: '/api/v1/auth/oidc/callback', auth: 'none', tag: 'auth', summary: 'OIDC redirect target (302 to redirect?code=)', query: OidcCallbackQuery, status: 302, rateLimit: 'oidcCallback' }),
-  r({ id: 'tokenExchange', method: 'POST', path: '/api/v1/auth/token-exchange', auth: 'none', tag: 'auth', summary: 'Exchange a one-time code for a session token', body: TokenExchangeRequest, status: 200, response: LoginResponse, rateLimit: 'login' }),
-  r({ id: 'logout', method: 'POST', path: '/api/v1/auth/logout', auth: 'user', tag: 'auth', summary: 'Revoke the current token and clear the cookie', status: 200, response: MessageResponse }),
+  r({ id: 'tokenExchange', method: 'POST', path: '/api/v1/auth/token-exchange', auth: 'none', tag: 'auth', summary: 'Exchange a one-time code for a session token', body: TokenExchangeRequest, status: 200, response: LoginResponse, rateLimit: 'login' , operation: 'auth.tokenExchange' }),
+  r({ id: 'logout', method: 'POST', path: '/api/v1/auth/logout', auth: 'user', tag: 'auth', summary: 'Revoke the current token and clear the cookie', status: 200, response: MessageResponse , operation: 'auth.logout' }),
   r({ id: 'ssoProviders', method: 'GET', path: '/api/v1/settings/sso/providers', auth: 'none', tag: 'auth', summary: 'Identity providers, one object each', status: 200, response: SsoProviderList, rateLimit: 'ssoProviders' }),
   r({ id: 'oidcProviders', method: 'GET', path: '/api/v1/auth/oidc/providers', auth: 'none', tag: 'auth', summary: 'Sign-in options (local login and OIDC at a glance)', status: 200, response: SsoProviders, rateLimit: 'ssoProviders' }),
-  r({ id: 'wsTicket', method: 'POST', path: '/api/v1/ws/ticket', auth: 'user', tag: 'auth', summary: 'Issue a single-use WebSocket ticket (30 s)', status: 200, response: WsTicket }),
+  r({ id: 'wsTicket', method: 'POST', path: '/api/v1/ws/ticket', auth: 'user', tag: 'auth', summary: 'Issue a single-use WebSocket ticket (30 s)', status: 200, response: WsTicket , operation: 'auth.wsTicket' }),
   // §2.1 local accounts
   r({ id: 'listAccounts', method: 'GET', path: '/api/v1/accounts', auth: 'user', tag: 'accounts', summary: 'List local accounts (Server Admin)', status: 200, response: AccountList }),
-  r({ id: 'createAccount', method: 'POST', path: '/api/v1/accounts', auth: 'user', tag: 'accounts', summary: 'Create a local account (Server Admin)', body: CreateAccountRequest, status: 201, response: Account }),
-  r({ id: 'deleteAccount', method: 'DELETE', path: '/api/v1/accounts/{username}', auth: 'user', tag: 'accounts', summary: 'Delete a local account (Server Admin); its tokens stop working', params: AccountParams, status: 204 }),
-  r({ id: 'changePassword', method: 'PUT', path: '/api/v1/account/password', auth: 'user', tag: 'accounts', summary: 'Change the caller\'s local password; earlier tokens stop working', body: ChangePasswordRequest, status: 200, response: MessageResponse }),
+  r({ id: 'createAccount', method: 'POST', path: '/api/v1/accounts', auth: 'user', tag: 'accounts', summary: 'Create a local account (Server Admin)', body: CreateAccountRequest, status: 201, response: Account , operation: 'accounts.create' }),
+  r({ id: 'deleteAccount', method: 'DELETE', path: '/api/v1/accounts/{username}', auth: 'user', tag: 'accounts', summary: 'Delete a local account (Server Admin); its tokens stop working', params: AccountParams, status: 204 , operation: 'accounts.delete' }),
+  r({ id: 'changePassword', method: 'PUT', path: '/api/v1/account/password', auth: 'user', tag: 'accounts', summary: 'Change the caller\'s local password; earlier tokens stop working', body: ChangePasswordRequest, status: 200, response: MessageResponse , operation: 'accounts.changePassword' }),
   // §5 account and can-i
   r({ id: 'getAccount', method: 'GET', path: '/api/v1/account', auth: 'user', tag: 'account', summary: 'The caller', status: 200, response: AccountInfo }),
   r({ id: 'getAccountInfo', method: 'GET', path: '/api/v1/account/info', auth: 'user', tag: 'account', summary: 'The caller (the same answer under /account/info)', status: 200, response: AccountInfo }),
@@ -86,34 +94,34 @@ export const routes = [
   r({ id: 'rgdRevisions', method: 'GET', path: '/api/v1/rgds/{name}/revisions', auth: 'user', tag: 'rgds', summary: 'Changes to the catalog entry seen since start, newest first', params: RgdParams, status: 200, response: RgdRevisionList }),
   // §4 projects
   r({ id: 'listProjects', method: 'GET', path: '/api/v1/projects', auth: 'user', tag: 'projects', summary: 'Projects the caller may see', status: 200, response: ProjectList }),
-  r({ id: 'createProject', method: 'POST', path: '/api/v1/projects', auth: 'user', tag: 'projects', summary: 'Create a project', body: CreateProjectRequest, status: 201, response: Project }),
+  r({ id: 'createProject', method: 'POST', path: '/api/v1/projects', auth: 'user', tag: 'projects', summary: 'Create a project', body: CreateProjectRequest, status: 201, response: Project , operation: 'projects.create' }),
   r({ id: 'getProject', method: 'GET', path: '/api/v1/projects/{name}', auth: 'user', tag: 'projects', summary: 'One project', params: ProjectParams, status: 200, response: Project }),
-  r({ id: 'updateProject', method: 'PUT', path: '/api/v1/projects/{name}', auth: 'user', tag: 'projects', summary: 'Update a project (needs the current resourceVersion)', params: ProjectParams, body: UpdateProjectRequest, status: 200, response: Project }),
-  r({ id: 'deleteProject', method: 'DELETE', path: '/api/v1/projects/{name}', auth: 'user', tag: 'projects', summary: 'Delete a project', params: ProjectParams, status: 204 }),
+  r({ id: 'updateProject', method: 'PUT', path: '/api/v1/projects/{name}', auth: 'user', tag: 'projects', summary: 'Update a project (needs the current resourceVersion)', params: ProjectParams, body: UpdateProjectRequest, status: 200, response: Project , operation: 'projects.update' }),
+  r({ id: 'deleteProject', method: 'DELETE', path: '/api/v1/projects/{name}', auth: 'user', tag: 'projects', summary: 'Delete a project', params: ProjectParams, status: 204 , operation: 'projects.delete' }),
   r({ id: 'projectNamespaces', method: 'GET', path: '/api/v1/projects/{name}/namespaces', auth: 'user', tag: 'projects', summary: 'Real namespaces matching the project\'s destinations', params: ProjectParams, status: 200, response: ProjectNamespaces, rateLimit: 'namespaces' }),
-  r({ id: 'bindUser', method: 'POST', path: '/api/v1/projects/{name}/roles/{role}/users/{user}', auth: 'user', tag: 'projects', summary: 'Bind a user to a role', params: UserBindingParams, status: 201, response: Binding }),
-  r({ id: 'unbindUser', method: 'DELETE', path: '/api/v1/projects/{name}/roles/{role}/users/{user}', auth: 'user', tag: 'projects', summary: 'Unbind a user from a role', params: UserBindingParams, status: 204 }),
-  r({ id: 'bindGroup', method: 'POST', path: '/api/v1/projects/{name}/roles/{role}/groups/{group}', auth: 'user', tag: 'projects', summary: 'Bind a group to a role', params: GroupBindingParams, status: 201, response: Binding }),
-  r({ id: 'unbindGroup', method: 'DELETE', path: '/api/v1/projects/{name}/roles/{role}/groups/{group}', auth: 'user', tag: 'projects', summary: 'Unbind a group from a role', params: GroupBindingParams, status: 204 }),
+  r({ id: 'bindUser', method: 'POST', path: '/api/v1/projects/{name}/roles/{role}/users/{user}', auth: 'user', tag: 'projects', summary: 'Bind a user to a role', params: UserBindingParams, status: 201, response: Binding , operation: 'projects.bind' }),
+  r({ id: 'unbindUser', method: 'DELETE', path: '/api/v1/projects/{name}/roles/{role}/users/{user}', auth: 'user', tag: 'projects', summary: 'Unbind a user from a role', params: UserBindingParams, status: 204 , operation: 'projects.unbind' }),
+  r({ id: 'bindGroup', method: 'POST', path: '/api/v1/projects/{name}/roles/{role}/groups/{group}', auth: 'user', tag: 'projects', summary: 'Bind a group to a role', params: GroupBindingParams, status: 201, response: Binding , operation: 'projects.bind' }),
+  r({ id: 'unbindGroup', method: 'DELETE', path: '/api/v1/projects/{name}/roles/{role}/groups/{group}', auth: 'user', tag: 'projects', summary: 'Unbind a group from a role', params: GroupBindingParams, status: 204 , operation: 'projects.unbind' }),
   r({ id: 'roleBindings', method: 'GET', path: '/api/v1/projects/{name}/role-bindings', auth: 'user', tag: 'projects', summary: 'Every binding of the project', params: ProjectParams, status: 200, response: RoleBindings }),
   // §11.1 secrets
   r({ id: 'listSecrets', method: 'GET', path: '/api/v1/projects/{name}/secrets', auth: 'user', tag: 'secrets', summary: 'The project\'s Secrets the caller may see (names and keys, never values)', params: ProjectParams, status: 200, response: SecretList }),
-  r({ id: 'createSecret', method: 'POST', path: '/api/v1/projects/{name}/secrets', auth: 'user', tag: 'secrets', summary: 'Create a Secret in one of the project\'s destinations', params: ProjectParams, body: CreateSecretRequest, status: 201, response: SecretSummary }),
+  r({ id: 'createSecret', method: 'POST', path: '/api/v1/projects/{name}/secrets', auth: 'user', tag: 'secrets', summary: 'Create a Secret in one of the project\'s destinations', params: ProjectParams, body: CreateSecretRequest, status: 201, response: SecretSummary , operation: 'secrets.create' }),
   r({ id: 'getSecret', method: 'GET', path: '/api/v1/projects/{name}/secrets/{namespace}/{secret}', auth: 'user', tag: 'secrets', summary: 'One Secret; reveal=true adds its values (needs the reveal action)', params: SecretParams, query: SecretQuery, status: 200, response: SecretDetail }),
-  r({ id: 'updateSecret', method: 'PUT', path: '/api/v1/projects/{name}/secrets/{namespace}/{secret}', auth: 'user', tag: 'secrets', summary: 'Replace a Secret\'s data (needs the current resourceVersion)', params: SecretParams, body: UpdateSecretRequest, status: 200, response: SecretSummary }),
-  r({ id: 'deleteSecret', method: 'DELETE', path: '/api/v1/projects/{name}/secrets/{namespace}/{secret}', auth: 'user', tag: 'secrets', summary: 'Delete a Secret', params: SecretParams, status: 204 }),
+  r({ id: 'updateSecret', method: 'PUT', path: '/api/v1/projects/{name}/secrets/{namespace}/{secret}', auth: 'user', tag: 'secrets', summary: 'Replace a Secret\'s data (needs the current resourceVersion)', params: SecretParams, body: UpdateSecretRequest, status: 200, response: SecretSummary , operation: 'secrets.update' }),
+  r({ id: 'deleteSecret', method: 'DELETE', path: '/api/v1/projects/{name}/secrets/{namespace}/{secret}', auth: 'user', tag: 'secrets', summary: 'Delete a Secret', params: SecretParams, status: 204 , operation: 'secrets.delete' }),
   // §6 instances
   r({ id: 'listInstances', method: 'GET', path: '/api/v1/instances', auth: 'user', tag: 'instances', summary: 'Instances the caller may see', query: InstanceListQuery, status: 200, response: InstanceList }),
   r({ id: 'countInstances', method: 'GET', path: '/api/v1/instances/count', auth: 'user', tag: 'instances', summary: 'Count instances the caller may see', status: 200, response: CountResponse }),
-  r({ id: 'createInstance', method: 'POST', path: '/api/v1/instances', auth: 'user', tag: 'instances', summary: 'Create an instance by RGD name (flat body: rgdName, projectId, namespace, spec)', body: CreateInstanceFormB, status: 201, response: Instance }),
-  r({ id: 'createNamespacedInstance', method: 'POST', path: '/api/v1/namespaces/{namespace}/instances/{kind}', auth: 'user', tag: 'instances', summary: 'Create an instance of a namespaced kind (kind and namespace in the path)', params: NamespacedKindParams, body: CreateInstanceFormA, status: 201, response: Instance }),
-  r({ id: 'createClusterInstance', method: 'POST', path: '/api/v1/instances/_/{kind}', auth: 'user', tag: 'instances', summary: 'Create an instance of a cluster-scoped kind (kind in the path)', params: ClusterKindParams, body: CreateInstanceFormA, status: 201, response: Instance }),
+  r({ id: 'createInstance', method: 'POST', path: '/api/v1/instances', auth: 'user', tag: 'instances', summary: 'Create an instance by RGD name (flat body: rgdName, projectId, namespace, spec)', body: CreateInstanceFormB, status: 201, response: Instance , operation: 'instances.create' }),
+  r({ id: 'createNamespacedInstance', method: 'POST', path: '/api/v1/namespaces/{namespace}/instances/{kind}', auth: 'user', tag: 'instances', summary: 'Create an instance of a namespaced kind (kind and namespace in the path)', params: NamespacedKindParams, body: CreateInstanceFormA, status: 201, response: Instance , operation: 'instances.create' }),
+  r({ id: 'createClusterInstance', method: 'POST', path: '/api/v1/instances/_/{kind}', auth: 'user', tag: 'instances', summary: 'Create an instance of a cluster-scoped kind (kind in the path)', params: ClusterKindParams, body: CreateInstanceFormA, status: 201, response: Instance , operation: 'instances.create' }),
   r({ id: 'getNamespacedInstance', method: 'GET', path: '/api/v1/namespaces/{namespace}/instances/{kind}/{name}', auth: 'user', tag: 'instances', summary: 'One instance', params: NamespacedInstanceParams, status: 200, response: Instance }),
-  r({ id: 'patchNamespacedInstance', method: 'PATCH', path: '/api/v1/namespaces/{namespace}/instances/{kind}/{name}', auth: 'user', tag: 'instances', summary: 'Merge-patch an instance spec', params: NamespacedInstanceParams, body: PatchInstanceRequest, status: 200, response: Instance }),
-  r({ id: 'deleteNamespacedInstance', method: 'DELETE', path: '/api/v1/namespaces/{namespace}/instances/{kind}/{name}', auth: 'user', tag: 'instances', summary: 'Delete an instance', params: NamespacedInstanceParams, status: 200, response: Instance }),
+  r({ id: 'patchNamespacedInstance', method: 'PATCH', path: '/api/v1/namespaces/{namespace}/instances/{kind}/{name}', auth: 'user', tag: 'instances', summary: 'Merge-patch an instance spec', params: NamespacedInstanceParams, body: PatchInstanceRequest, status: 200, response: Instance , operation: 'instances.update' }),
+  r({ id: 'deleteNamespacedInstance', method: 'DELETE', path: '/api/v1/namespaces/{namespace}/instances/{kind}/{name}', auth: 'user', tag: 'instances', summary: 'Delete an instance', params: NamespacedInstanceParams, status: 200, response: Instance , operation: 'instances.delete' }),
   r({ id: 'getClusterInstance', method: 'GET', path: '/api/v1/instances/_/{kind}/{name}', auth: 'user', tag: 'instances', summary: 'One cluster-scoped instance', params: ClusterInstanceParams, status: 200, response: Instance }),
-  r({ id: 'patchClusterInstance', method: 'PATCH', path: '/api/v1/instances/_/{kind}/{name}', auth: 'user', tag: 'instances', summary: 'Merge-patch a cluster-scoped instance spec', params: ClusterInstanceParams, body: PatchInstanceRequest, status: 200, response: Instance }),
-  r({ id: 'deleteClusterInstance', method: 'DELETE', path: '/api/v1/instances/_/{kind}/{name}', auth: 'user', tag: 'instances', summary: 'Delete a cluster-scoped instance', params: ClusterInstanceParams, status: 200, response: Instance }),
+  r({ id: 'patchClusterInstance', method: 'PATCH', path: '/api/v1/instances/_/{kind}/{name}', auth: 'user', tag: 'instances', summary: 'Merge-patch a cluster-scoped instance spec', params: ClusterInstanceParams, body: PatchInstanceRequest, status: 200, response: Instance , operation: 'instances.update' }),
+  r({ id: 'deleteClusterInstance', method: 'DELETE', path: '/api/v1/instances/_/{kind}/{name}', auth: 'user', tag: 'instances', summary: 'Delete a cluster-scoped instance', params: ClusterInstanceParams, status: 200, response: Instance , operation: 'instances.delete' }),
   // §11 instance history, on both path families
   r({ id: 'namespacedInstanceEvents', method: 'GET', path: '/api/v1/namespaces/{namespace}/instances/{kind}/{name}/events', auth: 'user', tag: 'instances', summary: 'Kubernetes Events of the instance and its child resources', params: NamespacedInstanceParams, status: 200, response: InstanceEventList }),
   r({ id: 'namespacedInstanceTimeline', method: 'GET', path: '/api/v1/namespaces/{namespace}/instances/{kind}/{name}/timeline', auth: 'user', tag: 'instances', summary: 'The instance\'s deployment history, oldest first', params: NamespacedInstanceParams, status: 200, response: InstanceTimeline }),
@@ -122,18 +130,10 @@ export const routes = [
   r({ id: 'clusterInstanceTimeline', method: 'GET', path: '/api/v1/instances/_/{kind}/{name}/timeline', auth: 'user', tag: 'instances', summary: 'A cluster-scoped instance\'s deployment history, oldest first', params: ClusterInstanceParams, status: 200, response: InstanceTimeline }),
   r({ id: 'clusterInstanceChildren', method: 'GET', path: '/api/v1/instances/_/{kind}/{name}/children', auth: 'user', tag: 'instances', summary: 'The resources kro manages for a cluster-scoped instance', params: ClusterInstanceParams, status: 200, response: InstanceChildren }),
   // §11 aliases of the `_` paths: a kind starts upper-case, so `/instances/count` is never one
-  r({ id: 'createClusterInstanceAlias', method: 'POST', path: '/api/v1/instances/{kind}', auth: 'user', tag: 'instances', summary: 'Create an instance of a cluster-scoped kind (alias of /instances/_/{kind})', params: ClusterKindParams, body: CreateInstanceFormA, status: 201, response: Instance }),
+  r({ id: 'createClusterInstanceAlias', method: 'POST', path: '/api/v1/instances/{kind}', auth: 'user', tag: 'instances', summary: 'Create an instance of a cluster-scoped kind (alias of /instances/_/{kind})', params: ClusterKindParams, body: CreateInstanceFormA, status: 201, response: Instance , operation: 'instances.create' }),
   r({ id: 'getClusterInstanceAlias', method: 'GET', path: '/api/v1/instances/{kind}/{name}', auth: 'user', tag: 'instances', summary: 'One cluster-scoped instance (alias of /instances/_/{kind}/{name})', params: ClusterInstanceParams, status: 200, response: Instance }),
-  r({ id: 'patchClusterInstanceAlias', method: 'PATCH', path: '/api/v1/instances/{kind}/{name}', auth: 'user', tag: 'instances', summary: 'Merge-patch a cluster-scoped instance spec (alias)', params: ClusterInstanceParams, body: PatchInstanceRequest, status: 200, response: Instance }),
-  r({ id: 'deleteClusterInstanceAlias', method: 'DELETE', path: '/api/v1/instances/{kind}/{name}', auth: 'user', tag: 'instances', summary: 'Delete a cluster-scoped instance (alias)', params: ClusterInstanceParams, status: 200, response: Instance }),
-  // §8 enterprise families (OSS answers)
-  r({ id: 'compliance', method: 'GET', path: '/api/v1/compliance/{path}', auth: 'user', tag: 'enterprise', summary: 'Compliance (Enterprise; 402 in OSS)', params: EnterpriseRest, status: 200, enterprise: { feature: 'compliance', ossStatus: 402 } }),
-  r({ id: 'audit', method: 'GET', path: '/api/v1/audit/{path}', auth: 'user', tag: 'enterprise', summary: 'Audit log (Enterprise; 402 in OSS)', params: EnterpriseRest, status: 200, enterprise: { feature: 'audit', ossStatus: 402 } }),
-  r({ id: 'auditSettings', method: 'GET', path: '/api/v1/settings/audit/{path}', auth: 'user', tag: 'enterprise', summary: 'Audit settings (Enterprise; 402 in OSS)', params: EnterpriseRest, status: 200, enterprise: { feature: 'audit', ossStatus: 402 } }),
-  r({ id: 'categories', method: 'GET', path: '/api/v1/categories/{path}', auth: 'user', tag: 'enterprise', summary: 'Category management (Enterprise; 402 in OSS)', params: EnterpriseRest, status: 200, enterprise: { feature: 'categories', ossStatus: 402 } }),
-  r({ id: 'license', method: 'GET', path: '/api/v1/license', auth: 'user', tag: 'enterprise', summary: 'License (Enterprise; 402 in OSS)', status: 200, enterprise: { feature: 'license', ossStatus: 402 } }),
-  r({ id: 'gatekeeper', method: 'GET', path: '/api/v1/gatekeeper/{path}', auth: 'user', tag: 'enterprise', summary: 'Gatekeeper (Enterprise; 404 in OSS)', params: EnterpriseRest, status: 200, enterprise: { feature: 'gatekeeper', ossStatus: 404 } }),
-  r({ id: 'eeViews', method: 'GET', path: '/api/v1/ee/views', auth: 'user', tag: 'enterprise', summary: 'Enterprise views (404 in OSS)', status: 200, enterprise: { feature: 'views', ossStatus: 404 } }),
+  r({ id: 'patchClusterInstanceAlias', method: 'PATCH', path: '/api/v1/instances/{kind}/{name}', auth: 'user', tag: 'instances', summary: 'Merge-patch a cluster-scoped instance spec (alias)', params: ClusterInstanceParams, body: PatchInstanceRequest, status: 200, response: Instance , operation: 'instances.update' }),
+  r({ id: 'deleteClusterInstanceAlias', method: 'DELETE', path: '/api/v1/instances/{kind}/{name}', auth: 'user', tag: 'instances', summary: 'Delete a cluster-scoped instance (alias)', params: ClusterInstanceParams, status: 200, response: Instance , operation: 'instances.delete' }),
   // §10 operations
   r({ id: 'healthz', method: 'GET', path: '/healthz', auth: 'none', tag: 'operations', summary: 'Liveness', status: 200, response: Healthz }),
   r({ id: 'serverVersion', method: 'GET', path: '/api/v1/version', auth: 'user', tag: 'operations', summary: 'The server release (any signed-in user; not public, so it does not help fingerprinting)', status: 200, response: ServerVersion }),
@@ -158,18 +158,30 @@ export type RouteBody<K extends RouteId> = Output<SchemaAt<RouteOf<K>, 'body'>>;
 /** The parsed success body of a route (void for 204 and 302). */
 export type RouteResponse<K extends RouteId> = SchemaAt<RouteOf<K>, 'response'> extends infer S extends z.ZodType ? z.output<S> : void;
 
+/**
+ * An Enterprise family of contract §8: a path and everything below it, the license feature behind it, and what
+ * the OSS build answers there. The Enterprise route table assigns each of its rows to one of these families
+ * (a test holds the two together), so the OSS placeholders and the Enterprise routes are one list.
+ */
 export interface EnterpriseFamily {
-  /** The row's path up to its first parameter: the family is that path and everything below it. */
   prefix: string;
   feature: string;
   ossStatus: 402 | 404;
 }
 
-/** The Enterprise families (§8) of a table, from its rows marked `enterprise`. */
-export const enterpriseFamiliesOf = (table: readonly RouteDef[]): EnterpriseFamily[] =>
-  table.flatMap((r) => (r.enterprise ? [{ prefix: r.path.split('/{')[0]!.replace(/\/+$/, ''), ...r.enterprise }] : []));
+const family = (prefix: string, feature: string, ossStatus: 402 | 404): EnterpriseFamily => Object.freeze({ prefix, feature, ossStatus });
 
-/** The families of the OSS table, with the OSS answer for each. */
-export const enterpriseFamilies = enterpriseFamiliesOf(routes);
+/** The families in the order the gate tries them (a longer prefix before one it starts with). */
+export const enterpriseFamilies = Object.freeze({
+  compliance: family('/api/v1/compliance', 'compliance', 402),
+  audit: family('/api/v1/audit', 'audit', 402),
+  auditSettings: family('/api/v1/settings/audit', 'audit', 404),
+  categories: family('/api/v1/categories', 'categories', 402),
+  license: family('/api/v1/license', 'license', 402),
+  gatekeeper: family('/api/v1/gatekeeper', 'gatekeeper', 404),
+  views: family('/api/v1/ee/views', 'views', 404),
+});
+
+export type EnterpriseFamilyName = keyof typeof enterpriseFamilies;
 
 export { ErrorEnvelope };

@@ -1,5 +1,5 @@
 import { routeById, type RouteDef, type RouteId, type RouteResponse } from '@portico/api';
-import { auditRoutes, complianceHistoryRoutes, complianceRoutes, enterpriseRoutes, type AuditRouteRow, type ComplianceHistoryRouteRow, type ComplianceRouteRow } from '@portico/api/enterprise';
+import { enterpriseRoutes, type AuditRouteRow, type ComplianceHistoryRouteRow, type ComplianceRouteRow } from '@portico/api/enterprise';
 import type { z } from 'zod';
 import { PorticoApiError, errorFromResponse } from './errors.js';
 import type { CallOptions, ClientOptions } from './options.js';
@@ -29,7 +29,7 @@ type EnterpriseResponse<K extends EnterpriseRow['id']> =
 
 const routesById: Record<string, RouteDef | undefined> = {
   ...(routeById as unknown as Record<string, RouteDef>),
-  ...Object.fromEntries([...auditRoutes, ...enterpriseRoutes, ...complianceRoutes, ...complianceHistoryRoutes].map((route) => [route.id, route])),
+  ...Object.fromEntries(enterpriseRoutes.map((route) => [route.id, route])),
 };
 
 const idempotentMethods = new Set(['GET', 'HEAD', 'PUT', 'DELETE']);

@@ -21,3 +21,5 @@ export { createPortico, type CreatePorticoOptions } from './portico.js';
 export { resetAdminPassword } from './admin-tasks.js';
 export * from './validation.js';
 export { jsonBytes, jsonText } from './json-text.js';
+export * from './operations/index.js';
+export * from './editions/index.js';

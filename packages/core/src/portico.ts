@@ -1,4 +1,4 @@
-import type * as api from '@portico/api';
+import * as api from '@portico/api';
 import { createEmbeddedCluster, createMemoryKeyValue, createRedisKeyValue } from './adapters/index.js';
 import { createKubernetesCluster } from './adapters/kubernetes/index.js';
 import { createAuth } from './auth/index.js';
@@ -15,7 +15,10 @@ import type { KeyValue } from './ports/keyvalue.js';
 import { createProjects, projectPolicySource } from './projects/index.js';
 import { createSecrets } from './secrets/index.js';
 import { createAccess, createAuthorizer, normalizeRoles, validateRoles } from './rbac/index.js';
-import type { Portico } from './types.js';
+import type { EventStream, Portico } from './types.js';
+import type { PorticoPlugin } from './editions/plugin.js';
+import { createOperationRunner, type OperationHook } from './operations/index.js';
+import { accountOperations, authOperations, instanceOperations, projectOperations, secretOperations } from './operations/oss-operations.js';
 
 export interface CreatePorticoOptions {
   /** Defaults to `loadConfig(env ?? process.env)`. */
@@ -27,6 +30,25 @@ export interface CreatePorticoOptions {
   kv?: KeyValue;
   /** Shows a generated initial admin password to a person (a console) instead of logging it. */
   showGeneratedPassword?: (password: string) => void;
+  /**
+   * Hooks around every mutating operation (audit, policy), the embedder's own: they run outside the plugins'
+   * hooks and see the same operations an HTTP client's calls produce.
+   */
+  hooks?: readonly OperationHook[];
+  /** Edition modules: their RBAC rows, operations and hooks join this Portico's (and no other's). */
+  plugins?: readonly PorticoPlugin[];
+}
+
+/** The operation vocabulary of one Portico: the OSS operations and its plugins'. */
+function operationDefinitions(plugins: readonly PorticoPlugin[]): (id: string) => api.OperationDefinition | undefined {
+  const table = new Map<string, api.OperationDefinition>(Object.entries(api.operations));
+  for (const plugin of plugins) {
+    for (const [id, definition] of Object.entries(plugin.operations ?? {})) {
+      if (table.has(id)) throw new Error(`operation "${id}" is defined twice`);
+      table.set(id, definition);
+    }
+  }
+  return (id) => table.get(id);
 }
 
 export async function openCluster(config: PorticoConfig, logger: Logger): Promise<Cluster> {
@@ -59,6 +81,10 @@ export async function createPortico(opts: CreatePorticoOptions = {}): Promise<Po
   // Both throw naming the variable on a bad value, so start-up stops before anything is opened.
   const oidcProviders = loadOidcSettings({ config, env });
   const serverAdmins = [...config.serverAdmins, ...oidcServerAdmins(oidcProviders)];
+  const plugins = opts.plugins ?? [];
+  // Both throw on a plugin row or operation that clashes, before anything is opened.
+  const vocabulary = api.createRbacVocabulary(plugins.flatMap((p) => p.rbacResources ?? []));
+  const operations = createOperationRunner([...(opts.hooks ?? []), ...plugins.flatMap((p) => p.hooks ?? [])], operationDefinitions(plugins));
   const ownsCluster = !opts.cluster;
   const ownsKv = !opts.kv;
   const cluster = opts.cluster ?? (await openCluster(config, logger));
@@ -84,7 +110,7 @@ export async function createPortico(opts: CreatePorticoOptions = {}): Promise<Po
     const projectInformer = createInformer(cluster, resources.project, { namespace: config.kubernetes.namespace, logger });
     const rgdInformer = createInformer(cluster, resources.rgd, { logger });
     opened.push(() => projectInformer.stop(), () => rgdInformer.stop());
-    const authz = createAuthorizer({ projects: projectInformer, policyOf: projectPolicySource, serverAdmins, logger });
+    const authz = createAuthorizer({ projects: projectInformer, policyOf: projectPolicySource, serverAdmins, logger, vocabulary });
 
     // The catalog shows per-RGD instance counts and the instance index needs the catalog: bind late.
     let instancesBound: Instances | undefined;
@@ -104,8 +130,11 @@ export async function createPortico(opts: CreatePorticoOptions = {}): Promise<Po
     const events = createEvents({ kv, logger });
     opened.push(() => events.close());
     const auth = await createAuth({ config, cluster, kv, authz, logger, lockout: limits.lockout, identityProviders, bus: events, showGeneratedPassword: opts.showGeneratedPassword });
-    const projects = createProjects({ cluster, projects: projectInformer, authz, validateRoles, normalizeRoles, config, logger });
-    const access = createAccess({ authz, projects: projectInformer, config });
+    const projects = createProjects({
+      cluster, projects: projectInformer, authz, normalizeRoles, config, logger,
+      validateRoles: (project, roles) => validateRoles(project, roles, vocabulary),
+    });
+    const access = createAccess({ authz, projects: projectInformer, config, vocabulary });
     const secrets = createSecrets({ cluster, projects: projectInformer, authz, config });
     const instances = createInstances({ cluster, catalog, authz, projects: projectInformer, events, config, logger, createInformer });
     opened.push(() => instances.stop());
@@ -123,6 +152,7 @@ export async function createPortico(opts: CreatePorticoOptions = {}): Promise<Po
       return { status: ok ? 'ok' : 'unavailable', components };
     };
 
+    const streams = new Set<EventStream>();
     let stopped = false;
     return {
       config,
@@ -130,16 +160,25 @@ export async function createPortico(opts: CreatePorticoOptions = {}): Promise<Po
       cluster,
       kv,
       authz,
-      auth,
-      accounts: auth.accounts,
+      auth: operations.wrap(auth, authOperations),
+      accounts: operations.wrap(auth.accounts, accountOperations),
       catalog,
-      projects,
-      secrets,
+      projects: operations.wrap(projects, projectOperations),
+      secrets: operations.wrap(secrets, secretOperations),
       access,
-      instances,
+      instances: operations.wrap(instances, instanceOperations),
       events,
       projectObjects: projectInformer,
       limits,
+      vocabulary,
+      operations,
+      eventStreams: {
+        add(stream) {
+          streams.add(stream);
+          return { close: () => void streams.delete(stream) };
+        },
+        list: () => [...streams],
+      },
       readiness,
       async stop() {
         if (stopped) return;

@@ -6,6 +6,9 @@ import type { KeyValue } from './ports/keyvalue.js';
 import type { PorticoConfig } from './config.js';
 import type { Logger } from './logger.js';
 import type { Limits } from './limits/index.js';
+import type { CatalogEntry, JsonSchemaObject } from './catalog/types.js';
+import type { InstanceAdmission } from './instances/admission.js';
+import type { OperationRunner } from './operations/run.js';
 
 /** Per-request facts the domain needs from the transport (never the transport itself). */
 export interface RequestContext {
@@ -83,6 +86,13 @@ export interface CatalogService {
   revisions(actor: Actor, name: string): api.RgdRevisionList;
   count(actor: Actor): api.CountResponse;
   filters(actor: Actor): api.RgdFilters;
+  /** Every catalog entry, sorted by name, without RBAC (for plugins that filter themselves, with `visibleTo`). */
+  entries(): CatalogEntry[];
+  /** A catalog entry by RGD name, without any RBAC check (decide with `visibleTo`). */
+  entry(name: string): CatalogEntry | undefined;
+  visibleTo(actor: Actor, entry: CatalogEntry): boolean;
+  /** The entry's compiled JSON Schema (UNPROCESSABLE when its simple schema is invalid). */
+  schemaOf(entry: CatalogEntry): JsonSchemaObject;
 }
 
 /** §11.1: a project's Kubernetes Secrets; values only through `reveal`. */
@@ -144,6 +154,10 @@ export interface InstancesService {
   timeline(actor: Actor, key: InstanceKey): api.InstanceTimeline;
   /** The resources kro manages for the instance, by `spec.resources` id. */
   children(actor: Actor, key: InstanceKey): api.InstanceChildren;
+  /** Instances per RGD name that `actor` may see (only `names`, when given). */
+  instanceCounts(actor: Actor, names?: readonly string[]): ReadonlyMap<string, number>;
+  /** Adds a check every create and update passes before anything is written (see instances/admission.ts). */
+  addAdmission(check: InstanceAdmission): Disposable;
 }
 
 /** A domain event before per-subscriber filtering; `object` is the RBAC object a receiver must be able to `get`. */
@@ -163,6 +177,19 @@ export interface DomainEvent {
   uid?: string;
   resourceVersion?: string;
   data: unknown;
+}
+
+/**
+ * A kind of event an edition module adds to the live stream (Enterprise compliance: `violations`): the
+ * subscription `resourceType` that selects it (`all` covers it too), the event types that belong to it, and
+ * who may receive one, decided per recipient at send time like the built-in types. Its events are considered
+ * for every connection (not only the members of `event.project`), since a stream may be visible to holders of
+ * global policies; `visibleTo` has the final say.
+ */
+export interface EventStream {
+  resourceType: string;
+  eventTypes: readonly string[];
+  visibleTo(actor: Actor, event: DomainEvent): boolean;
 }
 
 export interface EventsService {
@@ -193,6 +220,15 @@ export interface Portico {
   projectObjects: InformerView;
   /** Rate limits of contract §9 and the failed-login lockout, counted in the KeyValue store. */
   limits: Limits;
+  /** This Portico's RBAC vocabulary: the OSS rows and its plugins' rows, immutable. */
+  vocabulary: api.RbacVocabulary;
+  /** The operation seam: a plugin wraps its own mutating methods here, so the same hooks record them. */
+  operations: OperationRunner;
+  /**
+   * Event streams an edition adds to the live stream (subscribable types and who may see their events); the
+   * WebSocket layer reads them here, so a stream is registered once.
+   */
+  eventStreams: { add(stream: EventStream): Disposable; list(): readonly EventStream[] };
   readiness(): Promise<api.Readyz>;
   /** Stops informers, controllers, connections. */
   stop(): Promise<void>;

@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import { createInformer, type Actor, type Catalog, type Instances, type Logger, type Portico } from '@portico/core';
+import { createInformer, type Actor, type Logger, type Portico } from '@portico/core';
 import type { EnterpriseConfig } from './config.js';
 import { openDatabase, type Database } from './db/health.js';
 import { createPool } from './db/pool.js';
@@ -12,6 +12,7 @@ import { createLicenseStore } from './license/store.js';
 import { createLicenseVerifier } from './license/verify.js';
 import { createViewStore } from './views/store.js';
 import { createViews, type ViewsService } from './views/service.js';
+import { categoryOperations, licenseOperations, viewOperations } from './operations.js';
 
 /** The Enterprise services of one replica, beside the OSS Portico they extend. */
 export interface Enterprise {
@@ -28,6 +29,11 @@ export interface Enterprise {
 export interface CreateEnterpriseOptions {
   portico: Portico;
   config: EnterpriseConfig;
+  /**
+   * The edition's database, opened before Portico started (its pool also carries the audit hook given to
+   * `createPortico`, see core-plugin.ts); opened here when absent.
+   */
+  database?: Database;
   logger?: Logger;
   /** Pool sizing and timeouts (tests shorten them). */
   pool?: { connectTimeoutMs?: number; statementTimeoutMs?: number; max?: number };
@@ -41,38 +47,46 @@ export interface CreateEnterpriseOptions {
 export async function createEnterprise(opts: CreateEnterpriseOptions): Promise<Enterprise> {
   const { portico, config } = opts;
   const logger = opts.logger ?? portico.logger;
-  const dbConfig = { url: config.databaseUrl, schema: config.schema, ...opts.pool };
-  const database = openDatabase(dbConfig, createPool(dbConfig), logger);
+  const database = opts.database ?? openEnterpriseDatabase(config, logger, opts.pool);
   const opened: Array<() => unknown> = [() => database.stop()];
   try {
     const keys = await loadLicenseKeys(config.licenseKeysFile);
     const fileToken = await readLicenseFile(config.licenseFile, logger);
     const seats = createSeats(database);
-    const license = createLicenseService({
-      store: createLicenseStore({ cluster: portico.cluster, namespace: portico.config.kubernetes.namespace, logger }),
-      verify: createLicenseVerifier(keys),
-      seats,
-      authz: portico.authz,
-      logger,
-      fileToken,
-      now: opts.now,
-    });
+    const license = portico.operations.wrap(
+      createLicenseService({
+        store: createLicenseStore({ cluster: portico.cluster, namespace: portico.config.kubernetes.namespace, logger }),
+        verify: createLicenseVerifier(keys),
+        seats,
+        authz: portico.authz,
+        vocabulary: portico.vocabulary,
+        logger,
+        fileToken,
+        now: opts.now,
+      }),
+      licenseOperations,
+    );
     opened.push(() => license.stop());
     await license.start();
 
-    // The server's catalog object is the full Catalog (entries, visibility), typed narrower on Portico.
-    const catalog = portico.catalog as Catalog;
-    const instances = portico.instances as Instances;
+    const { catalog, instances } = portico;
     const categoryInformer = createInformer(portico.cluster, categoryResource, { logger });
     opened.push(() => categoryInformer.stop());
     await categoryInformer.start();
-    const categories = createCategories({ cluster: portico.cluster, informer: categoryInformer, catalog, authz: portico.authz });
+    const categories = portico.operations.wrap(
+      createCategories({ cluster: portico.cluster, informer: categoryInformer, catalog, authz: portico.authz, vocabulary: portico.vocabulary }),
+      categoryOperations,
+    );
 
-    const views = createViews({
-      store: createViewStore(database),
-      catalog: { entries: () => catalog.entries(), visibleTo: (actor, entry) => catalog.visibleTo(actor, entry), instanceCounts: (actor) => instances.instanceCounts(actor) },
-      authz: portico.authz,
-    });
+    const views = portico.operations.wrap(
+      createViews({
+        store: createViewStore(database),
+        catalog: { entries: () => catalog.entries(), visibleTo: (actor, entry) => catalog.visibleTo(actor, entry), instanceCounts: (actor) => instances.instanceCounts(actor) },
+        authz: portico.authz,
+        vocabulary: portico.vocabulary,
+      }),
+      viewOperations,
+    );
 
     return {
       config,
@@ -89,6 +103,12 @@ export async function createEnterprise(opts: CreateEnterpriseOptions): Promise<E
     for (const close of opened.splice(0).reverse()) await Promise.resolve(close()).catch(() => undefined);
     throw error;
   }
+}
+
+/** The edition's PostgreSQL (migrated in the background), before or beside Portico. */
+export function openEnterpriseDatabase(config: EnterpriseConfig, logger: Logger, pool?: CreateEnterpriseOptions['pool']): Database {
+  const dbConfig = { url: config.databaseUrl, schema: config.schema, ...pool };
+  return openDatabase(dbConfig, createPool(dbConfig), logger);
 }
 
 /** `PORTICO_LICENSE_FILE` may point at an optional Secret's mount: a missing file means "no license file". */

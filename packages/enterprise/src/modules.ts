@@ -13,9 +13,9 @@ import type { EnterpriseModule } from './plugin.js';
 export function createEnterpriseModules(ee: Enterprise, portico: Portico, logger: Logger): EnterpriseModule[] {
   const compliance = createComplianceModule({ portico, license: ee.license, logger, auditMs: ee.config.gatekeeperAuditMs });
   const history = createHistoryModule({
-    pool: ee.database.pool, authz: portico.authz, logger, violations: compliance.changes, synced: compliance.ready,
+    pool: ee.database.pool, authz: portico.authz, vocabulary: portico.vocabulary, logger, violations: compliance.changes, synced: compliance.ready,
     installed: () => compliance.index.state() === 'installed',
     retentionDays: ee.config.complianceRetentionDays ?? DEFAULT_HISTORY_RETENTION_DAYS,
   });
-  return [createAuditModule({ pool: ee.database.pool, authz: portico.authz, logger }), compliance, history];
+  return [createAuditModule({ pool: ee.database.pool, portico, logger }), compliance, history];
 }

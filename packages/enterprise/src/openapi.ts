@@ -1,4 +1,4 @@
-import { auditRoutes, complianceHistoryRoutes, complianceRoutes, enterpriseRoutes } from '@portico/api/enterprise';
+import { enterpriseRoutes } from '@portico/api/enterprise';
 import { buildOpenApi, openApiYaml, servedRows } from '@portico/server';
 
 export const enterpriseOpenApiInfo = {
@@ -8,7 +8,7 @@ export const enterpriseOpenApiInfo = {
 };
 
 /** Every row the Enterprise build serves beside the OSS table, in the order the document lists them. */
-export const enterpriseRouteRows = [...enterpriseRoutes, ...auditRoutes, ...complianceRoutes, ...complianceHistoryRoutes];
+export const enterpriseRouteRows = enterpriseRoutes;
 
 /** `openapi-enterprise.yaml`: generated from the same schemas the server validates with, like the OSS one. */
 export const enterpriseOpenApiYaml = () => openApiYaml(buildOpenApi(servedRows(enterpriseRouteRows), enterpriseOpenApiInfo));

@@ -1,50 +1,32 @@
 import { enterpriseRoutes, type EnterpriseRouteDef } from '@portico/api/enterprise';
-import type { RbacResourceRow } from '@portico/api';
-import type { Handler, OperationHook, PorticoPlugin } from '@portico/server';
+import type { Handler, ServerPlugin } from '@portico/server';
 import type { Enterprise } from './enterprise.js';
 import { enterpriseOpenApiYaml } from './openapi.js';
 import { enterpriseHandlers, licenseGated } from './http/handlers.js';
 
-/** The Enterprise rows of the RBAC vocabulary (can-i, policies, docs table). */
-export const enterpriseRbacResources: readonly RbacResourceRow[] = [
-  { resource: 'license', base: 'license', segments: [], actions: ['get', 'update'], policy: false, grantedBy: 'get: every signed-in user; update (install a license): Server Admin' },
-  {
-    resource: 'categories', base: 'categories', segments: ['slug'], actions: ['get', 'list', 'create', 'update', 'delete'], policy: false,
-    grantedBy: 'get, list: every signed-in user (counts follow `rgds/*`); create, update, delete: Server Admin',
-  },
-  { resource: 'views', base: 'views/shared', segments: [], actions: ['create', 'update', 'delete'], policy: false, grantedBy: 'own views: their owner; shared views: Server Admin' },
-];
-
-/** What another Enterprise module (the audit trail) adds to the plugin: its routes, handlers, hook, rows. */
+/** What an Enterprise module (audit trail, compliance, its history) serves: handlers of rows of the one table. */
 export interface EnterpriseModule {
-  routes: readonly EnterpriseRouteDef[];
   handlers: Readonly<Record<string, Handler>>;
-  rbacResources?: readonly RbacResourceRow[];
-  onOperation?: OperationHook;
-  readiness?: PorticoPlugin['readiness'];
-  eventStreams?: PorticoPlugin['eventStreams'];
+  readiness?: ServerPlugin['readiness'];
   stop?(): Promise<void> | void;
 }
 
 /**
- * The Enterprise edition as one server plugin: its route table (license, categories, views, plus the
- * modules'), each row behind the license gate of its feature, its RBAC rows, `/readyz`'s `postgres`
- * component, and the modules' operation hook.
+ * The Enterprise edition as one server plugin: the one Enterprise route table, each row behind the license gate
+ * of its feature, the handlers of the license, category and view rows and of the modules, `/readyz`'s
+ * `postgres` component. (Its RBAC rows, operations and audit hook went to `createPortico`: core-plugin.ts.)
  */
-export function enterprisePlugin(ee: Enterprise, modules: readonly EnterpriseModule[] = []): PorticoPlugin {
-  const moduleHandlers = Object.fromEntries(
-    modules.flatMap((m) => m.routes.map((route) => [route.id, licenseGated(ee, route, m.handlers[route.id]!)] as const)),
-  );
+export function enterprisePlugin(ee: Enterprise, modules: readonly EnterpriseModule[] = []): ServerPlugin {
+  const plain: Record<string, Handler> = Object.assign({}, enterpriseHandlers(ee), ...modules.map((m) => m.handlers));
+  const rows = enterpriseRoutes as readonly EnterpriseRouteDef[];
+  const missing = rows.filter((route) => !plain[route.id]).map((route) => route.id);
+  if (missing.length > 0) throw new Error(`no Enterprise handler for route(s): ${missing.join(', ')}`);
   return {
     name: 'enterprise',
     openApi: enterpriseOpenApiYaml,
-    routes: [...enterpriseRoutes, ...modules.flatMap((m) => m.routes)],
-    handlers: { ...enterpriseHandlers(ee), ...moduleHandlers },
-    rbacResources: [...enterpriseRbacResources, ...modules.flatMap((m) => m.rbacResources ?? [])],
+    routes: rows,
+    handlers: Object.fromEntries(rows.map((route) => [route.id, licenseGated(ee, route, plain[route.id]!)])),
     readiness: Object.assign({ postgres: () => ee.database.health() }, ...modules.map((m) => m.readiness ?? {})),
-    // One module records operations (the audit trail); more than one would each need a plugin of its own.
-    onOperation: modules.find((m) => m.onOperation)?.onOperation,
-    eventStreams: modules.flatMap((m) => m.eventStreams ?? []),
     async stop() {
       for (const m of modules) await m.stop?.();
       await ee.stop();

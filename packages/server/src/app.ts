@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { randomUUID } from 'node:crypto';
 import polka, { type Middleware, type Request } from 'polka';
-import { enterpriseFamiliesOf, routes, type EnterpriseFamily } from '@portico/api';
+import { enterpriseFamilies, routes, type EnterpriseFamily } from '@portico/api';
 import type { Portico } from '@portico/core';
 import { explorerRoutes } from './explorer/routes.js';
 import { handlers } from './handlers/index.js';
@@ -18,8 +18,8 @@ import { requestState } from './http/request-state.js';
 import { routeHandler } from './http/route-handler.js';
 import { createRouter, mergeTables, type RouteTable, type RouterEntry } from './http/router.js';
 import { baseSecurityHeaders } from './http/security-headers.js';
-import { pluginPortico, pluginRouteTables, pluginsOperationHook, registerPluginRbacRows } from './plugins.js';
-import type { PorticoPlugin } from './plugin.js';
+import { pluginPortico, pluginRouteTables } from './plugins.js';
+import type { ServerPlugin } from './plugin.js';
 import type { ServerMetrics } from './metrics/index.js';
 
 export interface UpgradeHandle {
@@ -39,10 +39,10 @@ export interface CreateServerOptions {
   routeTables?: readonly RouteTable[];
   /**
    * Edition plugins (the Enterprise module): their route tables are served like `routeTables`, an Enterprise
-   * family that their rows cover is served instead of answered by the edition gate, their readiness checks
-   * join `/readyz`, their operation hooks wrap every mutating route, their RBAC rows join the vocabulary.
+   * family that their rows serve is no longer answered by the edition gate, their readiness checks join
+   * `/readyz`. (Their RBAC rows and operation hooks were given to `createPortico`.)
    */
-  plugins?: readonly PorticoPlugin[];
+  plugins?: readonly ServerPlugin[];
 }
 
 /** The OSS route table: the contract's rows and one handler per non-Enterprise row. */
@@ -57,7 +57,7 @@ export interface PorticoServer {
 
 /** Every route that is not an Enterprise family must have a handler, or start-up fails. */
 function assertHandlers(table: RouteTable): void {
-  const missing = table.routes.filter((r) => !r.enterprise && !table.handlers[r.id]).map((r) => r.id);
+  const missing = table.routes.filter((r) => !table.handlers[r.id]).map((r) => r.id);
   if (missing.length > 0) throw new Error(`no handler for route(s): ${missing.join(', ')}`);
 }
 
@@ -92,19 +92,17 @@ function answerClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
  */
 export function createServer(ossPortico: Portico, opts: CreateServerOptions = {}): PorticoServer {
   const plugins = opts.plugins ?? [];
-  registerPluginRbacRows(plugins);
   const portico = pluginPortico(ossPortico, plugins);
-  const onOperation = pluginsOperationHook(plugins);
   const table = mergeTables([ossRouteTable, ...(opts.routeTables ?? []), ...pluginRouteTables(plugins)]);
   assertHandlers(table);
-  const served = table.routes.filter((r) => table.handlers[r.id]);
-  // §8: the families whose rows no table serves are answered by the edition gate; a family that a served row
-  // lies under (the Enterprise routes) is the plugin's, unknown paths in it get the ordinary 404/405.
-  const covers = (prefix: string) => served.some((r) => !r.enterprise && (r.path === prefix || r.path.startsWith(`${prefix}/`)));
-  const gated = enterpriseFamiliesOf(table.routes.filter((r) => !table.handlers[r.id])).filter((family) => !covers(family.prefix));
+  const served = table.routes;
+  // §8: a family that no served row belongs to is answered by the edition gate; a family the plugin's rows
+  // serve is the plugin's, unknown paths in it get the ordinary 404/405.
+  const servedFamilies = new Set(served.flatMap((r) => (r.family ? [r.family] : [])));
+  const gated = Object.entries(enterpriseFamilies).filter(([name]) => !servedFamilies.has(name as never)).map(([, family]) => family);
   const gatedFamilyOf = editionGate(gated);
 
-  const entries: RouterEntry[] = served.map((route) => ({ method: route.method, path: route.path, endpoint: routeHandler(portico, route, table.handlers[route.id]!, onOperation) }));
+  const entries: RouterEntry[] = served.map((route) => ({ method: route.method, path: route.path, endpoint: routeHandler(portico, route, table.handlers[route.id]!) }));
   // An edition's explorer describes what it serves (openapi-enterprise.yaml), the OSS build's the OSS table.
   if (portico.config.swaggerUi) entries.push(...explorerRoutes(plugins.find((p) => p.openApi)?.openApi));
   const router = createRouter(entries);

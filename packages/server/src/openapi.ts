@@ -209,15 +209,25 @@ const ossInfo = {
  * serve that family (the Enterprise document describes the real routes, not the 402).
  */
 export function servedRows(extra: readonly RouteDef[]): RouteDef[] {
-  const covered = (placeholder: RouteDef) => {
-    const prefix = placeholder.path.split('/{')[0]!.replace(/\/+$/, '');
-    return extra.some((r) => r.path === prefix || r.path.startsWith(`${prefix}/`));
+  const served = new Set(extra.flatMap((r) => (r.family ? [r.family] : [])));
+  const placeholders = (Object.entries(api.enterpriseFamilies) as [api.EnterpriseFamilyName, api.EnterpriseFamily][])
+    .filter(([name, family]) => !served.has(name) && family.ossStatus === 402)
+    .map(([name, family]) => familyPlaceholder(name, family));
+  return [...(routes as readonly RouteDef[]), ...placeholders, ...extra];
+}
+
+/** What the OSS build documents for a family it answers with 402 (a 404 family is not advertised). */
+function familyPlaceholder(name: string, family: api.EnterpriseFamily): RouteDef {
+  const whole = name === 'license';
+  return {
+    id: name, method: 'GET', path: whole ? family.prefix : `${family.prefix}/{path}`, auth: 'user', tag: 'enterprise',
+    summary: `${family.feature} (Enterprise; 402 in OSS)`, status: 200, enterprise: { feature: family.feature, ossStatus: family.ossStatus },
+    ...(whole ? {} : { params: z.object({ path: z.string() }) }),
   };
-  return [...(routes as readonly RouteDef[]).filter((r) => !r.enterprise || !covered(r)), ...extra];
 }
 
 /** The OpenAPI document of a route table: the OSS one by default, an edition's with its rows and title. */
-export function buildOpenApi(table: readonly RouteDef[] = routes as readonly RouteDef[], info: { title: string; description: string } = ossInfo): Json {
+export function buildOpenApi(table: readonly RouteDef[] = servedRows([]), info: { title: string; description: string } = ossInfo): Json {
   const names = namedSchemas();
   const paths: Record<string, Record<string, Json>> = {};
   for (const route of table) {

@@ -1,11 +1,10 @@
-import { createPortico, loadConfig, type Logger, type Portico, type PorticoConfig } from '@portico/core';
+import { createPortico, loadConfig, type Logger, type Portico, type PorticoConfig, type PorticoPlugin } from '@portico/core';
 import { runAdminCommand } from './admin-command.js';
 import { createServer, type CreateServerOptions } from './app.js';
 import { consoleLogger } from './console/logger.js';
 import { passwordBox } from './console/password-box.js';
 import { createServerMetrics, listenForMetrics, type MetricsListener } from './metrics/index.js';
-import type { PorticoPlugin } from './plugin.js';
-import { pluginEventStreams } from './plugins.js';
+import type { ServerPlugin } from './plugin.js';
 import { attachWebSocket } from './ws/index.js';
 
 /** What an edition's binary adds to the one start-up and shutdown every Portico server shares. */
@@ -16,8 +15,10 @@ export interface ServerBinary<X = undefined> {
   edition?: string;
   /** The edition's own configuration, read beside the core's: a bad value stops start-up the same way. */
   loadConfig?(env: NodeJS.ProcessEnv): X;
+  /** What the edition gives `createPortico` before anything starts: RBAC rows, operations, operation hooks. */
+  corePlugins?(config: PorticoConfig, logger: Logger, extra: X): Promise<PorticoPlugin[]>;
   /** The edition's plugins, built once Portico has started; each one's `stop` runs after the HTTP server closed. */
-  plugins?(portico: Portico, logger: Logger, config: X): Promise<PorticoPlugin[]>;
+  plugins?(portico: Portico, logger: Logger, config: X): Promise<ServerPlugin[]>;
   /** Extra fields for the listening log line. */
   describe?(config: X): Record<string, unknown>;
 }
@@ -66,7 +67,8 @@ async function main<X>(binary: ServerBinary<X>): Promise<void> {
   // In development a generated admin password is shown in a box once the server listens, not in a log line.
   let generatedPassword: string | undefined;
   const showGeneratedPassword = config.profile === 'development' ? (password: string) => void (generatedPassword = password) : undefined;
-  const portico = await createPortico({ config, logger, showGeneratedPassword });
+  const corePlugins = (await binary.corePlugins?.(config, logger, extra)) ?? [];
+  const portico = await createPortico({ config, logger, showGeneratedPassword, plugins: corePlugins });
   const plugins = await (binary.plugins?.(portico, logger, extra) ?? Promise.resolve([])).catch(async (error: unknown) => {
     await portico.stop().catch(() => {});
     throw error;
@@ -77,7 +79,7 @@ async function main<X>(binary: ServerBinary<X>): Promise<void> {
 
   const metrics = createServerMetrics(portico);
   const upgrade: CreateServerOptions['upgrade'] = (server) => {
-    const sockets = attachWebSocket(server, portico, { onEventSent: metrics.eventSent, streams: pluginEventStreams(plugins) });
+    const sockets = attachWebSocket(server, portico, { onEventSent: metrics.eventSent });
     metrics.countConnectionsWith(sockets.connectionCount);
     return sockets;
   };

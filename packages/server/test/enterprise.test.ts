@@ -11,7 +11,7 @@ describe('Enterprise families in the OSS build', () => {
   });
   afterAll(() => server.close());
 
-  const cases = enterpriseFamilies.flatMap((family) =>
+  const cases = Object.values(enterpriseFamilies).flatMap((family) =>
     ['', '/x', '/deep/er/path'].flatMap((suffix) =>
       ['GET', 'POST', 'DELETE'].map((method) => ({ family, path: `${family.prefix}${suffix}`, method })),
     ),
@@ -28,7 +28,7 @@ describe('Enterprise families in the OSS build', () => {
     }
   });
 
-  it.each(enterpriseFamilies.map((f) => f.prefix))('%s without credentials → 401', async (prefix) => {
+  it.each(Object.values(enterpriseFamilies).map((f) => f.prefix))('%s without credentials → 401', async (prefix) => {
     const res = await fetch(`${server.url}${prefix}/anything`);
     expect(res.status).toBe(401);
     expect((await res.json()).code).toBe('UNAUTHORIZED');

@@ -69,15 +69,15 @@ export type ViolationHistoryExportQuery = z.infer<typeof ViolationHistoryExportQ
 export const complianceHistoryRoutes = [
   {
     id: 'listViolationHistory', method: 'GET', path: '/api/v1/compliance/violations/history', auth: 'user', tag: 'compliance',
-    summary: 'Violation history records, first seen newest first (filters, pages)', query: ViolationHistoryListQuery, status: 200, response: ViolationHistoryList, feature: 'compliance',
+    summary: 'Violation history records, first seen newest first (filters, pages)', query: ViolationHistoryListQuery, status: 200, response: ViolationHistoryList, feature: 'compliance', family: 'compliance',
   },
   {
     id: 'countViolationHistory', method: 'GET', path: '/api/v1/compliance/violations/history/count', auth: 'user', tag: 'compliance',
-    summary: 'How many history records match, and the retention in days', query: ViolationHistoryFilterQuery, status: 200, response: ViolationHistoryCount, feature: 'compliance',
+    summary: 'How many history records match, and the retention in days', query: ViolationHistoryFilterQuery, status: 200, response: ViolationHistoryCount, feature: 'compliance', family: 'compliance',
   },
   {
     id: 'exportViolationHistory', method: 'GET', path: '/api/v1/compliance/violations/history/export', auth: 'user', tag: 'compliance',
-    summary: 'Every matching history record as CSV, streamed (attachment; `since` required)', query: ViolationHistoryExportQuery, status: 200, feature: 'compliance',
+    summary: 'Every matching history record as CSV, streamed (attachment; `since` required)', query: ViolationHistoryExportQuery, status: 200, feature: 'compliance', family: 'compliance',
   },
 ] as const satisfies readonly EnterpriseRouteDef[];
 

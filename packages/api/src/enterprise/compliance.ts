@@ -166,19 +166,23 @@ const rows = [
   { id: 'getConstraintTemplate', method: 'GET', path: '/api/v1/compliance/templates/{name}', auth: 'user', tag: 'compliance', summary: 'One ConstraintTemplate', params: TemplateParams, status: 200, response: ConstraintTemplate },
   { id: 'listConstraints', method: 'GET', path: '/api/v1/compliance/constraints', auth: 'user', tag: 'compliance', summary: 'Constraints of every template kind', query: ConstraintListQuery, status: 200, response: ConstraintList },
   { id: 'getConstraint', method: 'GET', path: '/api/v1/compliance/constraints/{kind}/{name}', auth: 'user', tag: 'compliance', summary: 'One constraint with the violations the caller may see', params: ConstraintParams, status: 200, response: Constraint },
-  { id: 'createConstraint', method: 'POST', path: '/api/v1/compliance/constraints', auth: 'user', tag: 'compliance', summary: 'Create a constraint of a template (Server Admin)', body: CreateConstraintRequest, status: 201, response: Constraint, operation: { action: 'create', resource: 'constraints' } },
-  { id: 'setConstraintEnforcement', method: 'PATCH', path: '/api/v1/compliance/constraints/{kind}/{name}/enforcement', auth: 'user', tag: 'compliance', summary: 'Change a constraint\'s enforcement action (Server Admin)', params: ConstraintParams, body: SetEnforcementRequest, status: 200, response: Constraint, operation: { action: 'enforcement_change', resource: 'constraints' } },
+  { id: 'createConstraint', method: 'POST', path: '/api/v1/compliance/constraints', auth: 'user', tag: 'compliance', summary: 'Create a constraint of a template (Server Admin)', body: CreateConstraintRequest, status: 201, response: Constraint, operation: 'constraints.create' },
+  { id: 'setConstraintEnforcement', method: 'PATCH', path: '/api/v1/compliance/constraints/{kind}/{name}/enforcement', auth: 'user', tag: 'compliance', summary: 'Change a constraint\'s enforcement action (Server Admin)', params: ConstraintParams, body: SetEnforcementRequest, status: 200, response: Constraint, operation: 'constraints.enforcement' },
   { id: 'listViolations', method: 'GET', path: '/api/v1/compliance/violations', auth: 'user', tag: 'compliance', summary: 'Current violations the caller may see', query: ViolationListQuery, status: 200, response: ViolationList },
   { id: 'validateCompliance', method: 'POST', path: '/api/v1/compliance/validate', auth: 'user', tag: 'compliance', summary: 'What the constraints in force would say about an instance before it is created', body: ValidateRequest, status: 200, response: ValidateResponse, readOnly: true },
   // The same data under /gatekeeper, the path other clients of this interface use.
   { id: 'gatekeeperViolations', method: 'GET', path: '/api/v1/gatekeeper/violations', auth: 'user', tag: 'compliance', summary: 'Current violations (same as /compliance/violations)', query: ViolationListQuery, status: 200, response: ViolationList },
   { id: 'gatekeeperConstraints', method: 'GET', path: '/api/v1/gatekeeper/constraints', auth: 'user', tag: 'compliance', summary: 'Constraints (same as /compliance/constraints)', query: ConstraintListQuery, status: 200, response: ConstraintList },
   { id: 'gatekeeperTemplates', method: 'GET', path: '/api/v1/gatekeeper/templates', auth: 'user', tag: 'compliance', summary: 'ConstraintTemplates (same as /compliance/templates)', query: CompliancePageQuery, status: 200, response: ConstraintTemplateList },
-] as const satisfies readonly (EnterpriseRouteDef & { operation?: { action: string; resource: string } })[];
+] as const satisfies readonly Omit<EnterpriseRouteDef, 'family'>[];
 
 /** A compliance row (what the SDK calls). */
 export type ComplianceRouteRow = (typeof rows)[number];
 export type ComplianceRouteId = ComplianceRouteRow['id'];
 
 /** §12.5 (without the history, which has its own rows), gated by the license feature `compliance`. */
-export const complianceRoutes: readonly (EnterpriseRouteDef & { id: ComplianceRouteId })[] = rows.map((row) => ({ ...row, feature: 'compliance' as const }));
+export const complianceRoutes = rows.map((row) => ({
+  ...row,
+  feature: 'compliance' as const,
+  family: row.path.startsWith('/api/v1/gatekeeper/') ? ('gatekeeper' as const) : ('compliance' as const),
+})) as (ComplianceRouteRow & { feature: 'compliance'; family: 'compliance' | 'gatekeeper' })[];

@@ -1,4 +1,4 @@
-import { rbacAllActions, rbacResourceNames, type RbacAction, type RbacResource } from '@portico/api';
+import { ossRbacVocabulary, type RbacAction, type RbacResource } from '@portico/api';
 import { PorticoApiError } from '@portico/client';
 import type { Command } from 'commander';
 import type { App } from '../app.js';
@@ -6,6 +6,11 @@ import { ExitCode, usageError } from '../exit-codes.js';
 import { palette, statusColor } from '../output/color.js';
 import { print } from '../output/render.js';
 import { formatOf, withOutput } from './shared.js';
+
+// The field's whole vocabulary (the OSS rows name every resource an edition may serve).
+const rbacResourceNames = () => ossRbacVocabulary.names;
+const rbacAllActions = () => ossRbacVocabulary.actions;
+
 
 /** Accepts singular and plural, like kubectl: `instance` → `instances`. */
 export function resourceName(text: string): RbacResource {

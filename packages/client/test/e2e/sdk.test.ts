@@ -1,4 +1,5 @@
-import { routes, type Instance, type ServerMessage } from '@portico/api';
+import { enterpriseFamilies, routes, type Instance, type ServerMessage } from '@portico/api';
+import { enterpriseRoutes, type EnterpriseRouteDef } from '@portico/api/enterprise';
 import { createClient, loginLocal, type PorticoClient } from '@portico/client';
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -546,12 +547,11 @@ describe('secrets', () => {
 });
 
 describe('enterprise families in the OSS build', () => {
-  const enterpriseRoutes = routes.filter((r) => 'enterprise' in r);
-
-  it.each(enterpriseRoutes.map((r) => [r.id, r] as const))('%s answers its OSS status as a PorticoApiError', async (id, route) => {
-    const { feature, ossStatus } = route.enterprise!;
-    const params = route.path.includes('{path}') ? { path: 'anything' } : undefined;
-    const error = await expectApiError(admin.request(id, { params }), ossStatus, ossStatus === 402 ? 'LICENSE_REQUIRED' : 'NOT_FOUND');
+  it.each(Object.entries(enterpriseFamilies))('%s answers its OSS status as a PorticoApiError', async (_name, family) => {
+    const { feature, ossStatus } = family;
+    // The SDK's own call for a route of the family (the Enterprise table's first GET without parameters there).
+    const route = (enterpriseRoutes as readonly EnterpriseRouteDef[]).find((r) => r.family === _name && r.method === 'GET' && !r.params)!;
+    const error = await expectApiError(admin.request(route.id as never), ossStatus, ossStatus === 402 ? 'LICENSE_REQUIRED' : 'NOT_FOUND');
     // 402 names the feature; 404 is the plain unknown-route answer, so nothing tells the family apart from a typo.
     expect(error.details).toMatchObject(ossStatus === 402 ? { feature } : { resource: 'route' });
   });

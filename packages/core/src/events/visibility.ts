@@ -1,33 +1,13 @@
 import type { Rgd } from '@portico/api';
 import type { Actor } from '../actor.js';
 import type { Disposable } from '../ports/cluster.js';
-import type { Authorizer, CatalogService, DomainEvent } from '../types.js';
+import type { Authorizer, CatalogService, DomainEvent, EventStream } from '../types.js';
 import { createAudience, type Recipient } from './audience.js';
 import { createDecisionCache, type DecisionMemo, type Principal } from './decisions.js';
 
-/** What the catalog offers beyond CatalogService (the real catalog has both; see core's createCatalog). */
-interface CatalogVisibility {
-  entry(name: string): object | undefined;
-  visibleTo(actor: Actor, entry: never): boolean;
-}
-
-const hasVisibility = (catalog: unknown): catalog is CatalogVisibility =>
-  typeof (catalog as CatalogVisibility).visibleTo === 'function' && typeof (catalog as CatalogVisibility).entry === 'function';
-
 export type EventResourceType = 'instances' | 'rgds';
 
-/**
- * A kind of event an edition module adds to the live stream (Enterprise compliance: `violations`): the
- * subscription `resourceType` that selects it (`all` covers it too), the event types that belong to it, and
- * who may receive one, decided per recipient at send time like the built-in types. Its events are considered
- * for every connection (not only the members of `event.project`), since a stream may be visible to holders of
- * global policies; `visibleTo` has the final say.
- */
-export interface EventStream {
-  resourceType: string;
-  eventTypes: readonly string[];
-  visibleTo(actor: Actor, event: DomainEvent): boolean;
-}
+export type { EventStream } from '../types.js';
 
 /** Which kind of resource an event is about; undefined for events that are never forwarded as they are. */
 export function eventResourceType(event: DomainEvent): EventResourceType | undefined {
@@ -52,17 +32,9 @@ function eventVisibility(authz: Authorizer, catalog: CatalogService): (actor: Ac
   return (actor, event, type) => {
     if (type === 'instances') return event.object !== undefined ? authz.can(actor, 'get', event.object) : authz.isServerAdmin(actor);
     const name = event.name ?? '';
-    if (hasVisibility(catalog)) {
-      const rgd = (event.data as { rgd?: Rgd } | undefined)?.rgd;
-      const entry = catalog.entry(name) ?? (rgd && { name, category: rgd.category, project: event.project });
-      return entry !== undefined && catalog.visibleTo(actor, entry as never);
-    }
-    try {
-      catalog.get(actor, name);
-      return true;
-    } catch {
-      return authz.isServerAdmin(actor);
-    }
+    const rgd = (event.data as { rgd?: Rgd } | undefined)?.rgd;
+    const entry = catalog.entry(name) ?? (rgd && { name, category: rgd.category, project: event.project });
+    return entry !== undefined && catalog.visibleTo(actor, entry as never);
   };
 }
 

@@ -84,6 +84,22 @@ export interface ComponentHealth {
   message?: string;
 }
 
+/** What a webhook is asked about, as an AdmissionReview's `operation` and `oldObject`. */
+export interface AdmissionRequest {
+  operation: 'CREATE' | 'UPDATE';
+  /** UPDATE: the stored object the write replaces. */
+  oldObject?: KubeObject;
+}
+
+/**
+ * A validating admission webhook that Portico runs itself (the embedded cluster): runs before an object is created or updated and
+ * refuses the write by throwing (a PorticoError reaches the client as is). It sees an UPDATE as the object the
+ * patch would leave, before it is stored. Writes that change only `status` are not shown to it: in Kubernetes
+ * they go through the status subresource, which a webhook on the resource itself does not see. Simulated
+ * controllers (Gatekeeper) register here.
+ */
+export type AdmissionWebhook = (ref: ResourceRef, obj: KubeObject, request: AdmissionRequest) => Promise<void> | void;
+
 export interface Cluster {
   list(ref: ResourceRef, opts?: ListOptions): Promise<{ items: KubeObject[]; resourceVersion: string }>;
   get(ref: ResourceRef, name: string, namespace?: string): Promise<KubeObject | undefined>;
@@ -102,4 +118,10 @@ export interface Cluster {
   discover(group: string, version: string, kind: string): Promise<ResourceRef | undefined>;
   health(): ComponentHealth;
   close(): Promise<void>;
+  /**
+   * A capability of clusters whose admission Portico runs itself (the embedded cluster): adds a validating
+   * webhook on creates and updates, like a ValidatingWebhookConfiguration; closing it removes it. A real
+   * cluster has none: its own webhooks (Gatekeeper's) answer there.
+   */
+  addAdmissionWebhook?(webhook: AdmissionWebhook): Disposable;
 }

@@ -10,11 +10,15 @@ export interface AccessDeps {
   authz: Authorizer;
   projects: Informer;
   config: Pick<PorticoConfig, 'kubernetes'>;
+  /** This Portico's vocabulary (its plugins' rows included); the OSS one by default. */
+  vocabulary?: api.RbacVocabulary;
 }
 
 /** What the permission summary reports per project, from the vocabulary rows: key, action, row. */
-const summaryChecks = () =>
-  api.rbacResourceRows().flatMap((row) => (row.summary ?? []).map((action) => ({ key: `${row.summaryKey ?? row.resource}:${action}`, action, row })));
+const summaryChecksOf = (vocabulary: api.RbacVocabulary) =>
+  vocabulary.rows.flatMap((row) => (row.summary ?? []).map((action) => ({ key: `${row.summaryKey ?? row.resource}:${action}`, action, row })));
+
+const oneOf = (list: readonly string[]) => list.join(', ');
 
 const anyProject = (object: string) => object === '*' || object === '-';
 
@@ -29,6 +33,9 @@ const anyProject = (object: string) => object === '*' || object === '-';
 export function createAccess(deps: AccessDeps): AccessService {
   const namespace = deps.config.kubernetes.namespace;
   const { authz } = deps;
+  const vocabulary = deps.vocabulary ?? api.ossRbacVocabulary;
+  const summaryChecks = summaryChecksOf(vocabulary);
+  const actions = new Set(vocabulary.actions);
 
   const allProjects = () =>
     deps.projects
@@ -48,21 +55,20 @@ export function createAccess(deps: AccessDeps): AccessService {
       for (const project of visibleProjects(actor)) {
         const roles = authz.rolesIn(actor, project);
         const permissions: Record<string, boolean> = {};
-        for (const { key, action, row } of summaryChecks()) permissions[key] = authz.can(actor, action, api.resourceObject(row, project));
+        for (const { key, action, row } of summaryChecks) permissions[key] = authz.can(actor, action, api.resourceObject(row, project));
         projects[project] = { role: displayRole(actor, roles), roles, permissions };
       }
       return { serverAdmin: authz.isServerAdmin(actor), projects };
     },
 
-    canI(actor, params) {
-      const parsed = api.CanIParams.safeParse(params);
-      if (!parsed.success) {
-        const issue = parsed.error.issues[0];
-        const parameter = String(issue.path[0] ?? 'params');
-        throw badRequest(`invalid ${parameter}: ${issue.message}`, { parameter });
+    canI(actor, { resource, action, object }) {
+      // The route validated the shape; which resources and actions exist is this Portico's vocabulary.
+      const row = vocabulary.row(resource);
+      if (!row) throw badRequest(`invalid resource: must be one of ${oneOf(vocabulary.names)}`, { parameter: 'resource' });
+      if (action !== '*' && !actions.has(action)) throw badRequest(`invalid action: must be one of *, ${oneOf(vocabulary.actions)}`, { parameter: 'action' });
+      if (!/^(\*|-|[a-z0-9]([-a-z0-9]*[a-z0-9])?)$/.test(object) || object.length > 253) {
+        throw badRequest('invalid object: must be a project name, "*" or "-"', { parameter: 'object' });
       }
-      const { resource, action, object } = parsed.data;
-      const row = api.rbacResourceRow(resource)!;
       const objectIn = (project: string) => api.resourceObject(row, project);
       const yes = (allowed: boolean): api.CanIValue => ({ value: allowed ? 'yes' : 'no' });
       // A global row (its objects outside every project) is asked as it is; the object names no project.

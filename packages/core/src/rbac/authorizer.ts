@@ -3,7 +3,7 @@ import type { Informer } from '../cluster/informer-types.js';
 import type { Logger } from '../logger.js';
 import type { Disposable, KubeObject } from '../ports/cluster.js';
 import type { Authorizer } from '../types.js';
-import { rbacSubject, projectOfObject } from '@portico/api';
+import { ossRbacVocabulary, rbacSubject, type RbacVocabulary } from '@portico/api';
 import { describePolicyError, type PolicySource } from './compile.js';
 import { builtinPolicy } from './builtin-policy.js';
 import { buildEnforcer } from './enforcer.js';
@@ -17,6 +17,8 @@ export interface AuthorizerDeps {
    * by this shape and nothing of the Project resource (core/projects provides `projectPolicySource`).
    */
   policyOf: (obj: KubeObject) => PolicySource;
+  /** This Portico's vocabulary (which objects belong to a project, which resources policies may name); OSS by default. */
+  vocabulary?: RbacVocabulary;
   /** `user:<name>` / `group:<name>` entries of SERVER_ADMINS (a bare name is taken as a user). */
   serverAdmins: string[];
   logger?: Logger;
@@ -64,6 +66,7 @@ const hasDotSegment = (object: string) => (object.startsWith('.') || object.incl
  * the cache update).
  */
 export function createAuthorizer(deps: AuthorizerDeps): Authorizer {
+  const vocabulary = deps.vocabulary ?? ossRbacVocabulary;
   const global = buildGlobalPolicy(deps.serverAdmins, deps.logger);
   const policies = new Map<string, ProjectPolicy>();
   /** subject (`user:<u>` / `group:<g>`) → projects in which it is bound to at least one role. */
@@ -100,7 +103,7 @@ export function createAuthorizer(deps: AuthorizerDeps): Authorizer {
   function apply(obj: KubeObject): boolean {
     const source = deps.policyOf(obj);
     const before = policies.get(source.name);
-    const after = buildProjectPolicy(source, before);
+    const after = buildProjectPolicy(source, before, vocabulary);
     if (after === before) return false;
     if (after.errors.length > 0) {
       deps.logger?.warn(
@@ -209,7 +212,7 @@ export function createAuthorizer(deps: AuthorizerDeps): Authorizer {
     can(actor, action, object) {
       if (hasDotSegment(object)) return false;
       if (globalAllows(actor, object, action)) return true;
-      const project = projectOfObject(object);
+      const project = vocabulary.projectOf(object);
       const policy = project === undefined ? undefined : policies.get(project);
       if (!policy) return false;
       const roles = roleSubjectsIn(actor, policy);

@@ -1,5 +1,5 @@
 import { PorticoError } from '../errors.js';
-import { itemObject, rbacObject, rbacPolicyActions, rbacResourceRows, rbacSubject, resourceObject, type RbacResourceRow } from '@portico/api';
+import { itemObject, ossRbacVocabulary, rbacObject, rbacSubject, resourceObject, type RbacResourceRow, type RbacVocabulary } from '@portico/api';
 
 /**
  * The policy compiler: project-relative triples (`instances/*, get, allow`) become Casbin lines scoped to the
@@ -9,7 +9,7 @@ import { itemObject, rbacObject, rbacPolicyActions, rbacResourceRows, rbacSubjec
  */
 
 /** Every action a policy may name: `*` and the actions of the policy rows (`reveal` of secrets included). */
-export const policyActions = (): string[] => ['*', ...rbacPolicyActions()];
+export const policyActions = (vocabulary: RbacVocabulary = ossRbacVocabulary): string[] => ['*', ...vocabulary.policyActions];
 export const policyEffects = ['allow', 'deny'] as const;
 
 export interface PolicyError {
@@ -52,14 +52,14 @@ const objectChars = /^[A-Za-z0-9._*/-]+$/;
 const roleName = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 
 /** Compiles one project-relative object against the policy rows of the vocabulary, or says what is wrong. */
-function compileObject(project: string, object: string): { object: string; row: RbacResourceRow } | { error: string } {
+function compileObject(project: string, object: string, vocabulary: RbacVocabulary): { object: string; row: RbacResourceRow } | { error: string } {
   if (object === '') return { error: 'the object is empty' };
   if (!objectChars.test(object)) return { error: `object "${object}" contains characters outside [A-Za-z0-9._*/-]` };
   if (object.includes('..')) return { error: `object "${object}" must not contain ".."` };
   const [resource, ...rest] = object.split('/');
   if (rest.some((s) => s === '')) return { error: `object "${object}" has an empty path segment` };
   if (rest.some((s) => s === '.')) return { error: `object "${object}" must not contain "." segments` };
-  const policyRows = rbacResourceRows().filter((r) => r.policy);
+  const { policyRows } = vocabulary;
   const row = policyRows.find((r) => r.resource === resource);
   if (!row) {
     const names = policyRows.map((r) => r.resource);
@@ -106,18 +106,18 @@ export function policyTriple(owner: PolicyOwner, policy: string): { triple: stri
 }
 
 /** Parses `"<object>, <action>, <effect>"` (whitespace-tolerant) into a compiled `[object, action, effect]`. */
-export function compilePolicy(project: string, policy: string): { line: [string, string, string] } | { error: string } {
-  const compiled = compileTriple(project, policy);
+export function compilePolicy(project: string, policy: string, vocabulary: RbacVocabulary = ossRbacVocabulary): { line: [string, string, string] } | { error: string } {
+  const compiled = compileTriple(project, policy, vocabulary);
   return 'error' in compiled ? compiled : { line: compiled.line };
 }
 
-function compileTriple(project: string, policy: string): { line: [string, string, string]; row: RbacResourceRow } | { error: string } {
+function compileTriple(project: string, policy: string, vocabulary: RbacVocabulary): { line: [string, string, string]; row: RbacResourceRow } | { error: string } {
   const parts = policy.split(',').map((p) => p.trim());
   if (parts.length !== 3) {
     return { error: `expected "<object>, <action>, <effect>" (3 comma-separated parts), got ${parts.length}` };
   }
   const [object, action, effect] = parts as [string, string, string];
-  const compiled = compileObject(project, object);
+  const compiled = compileObject(project, object, vocabulary);
   if ('error' in compiled) return compiled;
   if (action !== '*' && !compiled.row.actions.includes(action)) {
     return { error: `unknown action "${action}" for ${compiled.row.resource}: use one of *, ${compiled.row.actions.join(', ')}` };
@@ -177,7 +177,7 @@ export function compileProjectBindings(project: PolicySource, nameErrors = roleN
  * Compiles every role of a project. Invalid policies are reported and left out; the valid ones are kept.
  * Every role also gets `projects/<p>, get, allow`: members of any role see the project and its bindings.
  */
-export function compileProjectPolicies(project: PolicySource): CompiledProject {
+export function compileProjectPolicies(project: PolicySource, vocabulary: RbacVocabulary = ossRbacVocabulary): CompiledProject {
   const policies: string[][] = [];
   const errors: PolicyError[] = [];
   const errorFields: string[] = [];
@@ -207,7 +207,7 @@ export function compileProjectPolicies(project: PolicySource): CompiledProject {
     }
     (role.policies ?? []).forEach((policy, j) => {
       const triple = policyTriple({ project: project.name, role: role.name }, policy);
-      const result = 'error' in triple ? triple : compileTriple(project.name, triple.triple);
+      const result = 'error' in triple ? triple : compileTriple(project.name, triple.triple, vocabulary);
       if ('error' in result) fail(`roles.${i}.policies.${j}`, { role: role.name, policy, message: result.error });
       else for (const scope of scopesOf(project.name, result.row, role.destinations)) policies.push([subject, ...result.line, scope]);
     });
@@ -224,8 +224,8 @@ export const describePolicyError = (e: PolicyError) =>
  * refused instead, naming the role and the policy (in `details.errors`, and in `details.fields` keyed
  * `roles.<i>.name` / `roles.<i>.policies.<j>`).
  */
-export function validateRoles(project: string, roles: PolicySource['roles']): void {
-  const { errors, errorFields } = compileProjectPolicies({ name: project, roles });
+export function validateRoles(project: string, roles: PolicySource['roles'], vocabulary: RbacVocabulary = ossRbacVocabulary): void {
+  const { errors, errorFields } = compileProjectPolicies({ name: project, roles }, vocabulary);
   if (errors.length === 0) return;
   const fields = Object.fromEntries(errors.map((e, i) => [errorFields[i], e.policy ? describePolicyError(e) : e.message]));
   const first = errors[0]!;

@@ -1,5 +1,6 @@
 import { buildEnforcer, type PolicyEnforcer } from './enforcer.js';
 import { compileProjectBindings, compileProjectPolicies, type PolicyError, type PolicySource } from './compile.js';
+import type { RbacVocabulary } from '@portico/api';
 
 /**
  * Everything the authorizer knows about one project, built in full before it replaces the previous one.
@@ -100,13 +101,13 @@ function createDecider(project: string, lines: readonly string[][]): Decider {
  * the enforcer (Casbin parsing the model and adding every line) are most of what a policy costs to build, and a
  * binding needs neither.
  */
-export function buildProjectPolicy(project: PolicySource, previous?: ProjectPolicy): ProjectPolicy {
+export function buildProjectPolicy(project: PolicySource, previous?: ProjectPolicy, vocabulary?: RbacVocabulary): ProjectPolicy {
   const linesKey = policyLinesKey(project);
   const bindingsKey = policyBindingsKey(project);
   const kept = previous?.name === project.name && previous.linesKey === linesKey ? previous : undefined;
   if (kept?.bindingsKey === bindingsKey) return kept;
   if (kept) return { ...kept, bindings: compileProjectBindings(project), bindingsKey };
-  const compiled = compileProjectPolicies(project);
+  const compiled = compileProjectPolicies(project, vocabulary);
   const decider = createDecider(project.name, compiled.policies);
   return {
     name: project.name,

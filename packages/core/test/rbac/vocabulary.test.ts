@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ossRbacResources, rbacActions, rbacDocsTable, registerRbacResources, type RbacResourceRow } from '@portico/api';
+import { createRbacVocabulary, ossRbacResources, ossRbacVocabulary, rbacActions, rbacDocsTable, type RbacResourceRow } from '@portico/api';
 import { resourceName } from '../../../cli/src/commands/can-i.js';
 import { compilePolicy, createAccess } from '../../src/rbac/index.js';
 import type { AccessService } from '../../src/types.js';
@@ -19,29 +19,27 @@ const widgets: RbacResourceRow = {
 
 let world: World;
 let access: AccessService;
-let unregister: () => void;
+const vocabulary = createRbacVocabulary([widgets]);
 const wanda = user('wanda');
 const otto = user('otto');
 
 beforeAll(async () => {
-  unregister = registerRbacResources([widgets]);
-  world = await startWorld();
+  world = await startWorld({ vocabulary });
   await world.put('shop', [
     role('widget-reader', ['widgets/*, get, allow', 'widgets/attic/*, get, deny'], { users: ['wanda'] }),
     role('viewer', ['instances/*, get, allow'], { users: ['otto'] }),
   ]);
-  access = createAccess({ authz: world.authz, projects: world.informer, config: { kubernetes: { namespace, inCluster: false } } });
+  access = createAccess({ authz: world.authz, projects: world.informer, config: { kubernetes: { namespace, inCluster: false } }, vocabulary });
 });
 afterAll(async () => {
-  unregister();
   await world.close();
 });
 
 describe('adding a resource is one row of the vocabulary', () => {
   it('the compiler accepts it in project policies, under the project, with its path shape', () => {
-    expect(compilePolicy('shop', 'widgets/*, get, allow')).toEqual({ line: ['widgets/shop/*', 'get', 'allow'] });
-    expect(compilePolicy('shop', 'widgets/attic/lamp, delete, deny')).toEqual({ line: ['widgets/shop/attic/lamp', 'delete', 'deny'] });
-    const tooDeep = compilePolicy('shop', 'widgets/a/b/c, get, allow');
+    expect(compilePolicy('shop', 'widgets/*, get, allow', vocabulary)).toEqual({ line: ['widgets/shop/*', 'get', 'allow'] });
+    expect(compilePolicy('shop', 'widgets/attic/lamp, delete, deny', vocabulary)).toEqual({ line: ['widgets/shop/attic/lamp', 'delete', 'deny'] });
+    const tooDeep = compilePolicy('shop', 'widgets/a/b/c, get, allow', vocabulary);
     expect('error' in tooDeep && tooDeep.error).toContain('widgets/<shelf>/<name>');
   });
 
@@ -55,21 +53,26 @@ describe('adding a resource is one row of the vocabulary', () => {
     expect(world.authz.can(wanda, 'get', 'widgets/shop/hall/lamp')).toBe(true);
   });
 
-  it('the CLI accepts it (singular or plural) and the docs table lists it', () => {
-    expect(resourceName('widget')).toBe('widgets');
-    expect(rbacDocsTable()).toContain('| widgets | `widgets/<p>/<shelf>/<name>` | get, list, create, update, delete | `widgets/<shelf>/<name>` |');
+  it('the docs table of that vocabulary lists it', () => {
+    expect(vocabulary.docsTable()).toContain('| widgets | `widgets/<p>/<shelf>/<name>` | get, list, create, update, delete | `widgets/<shelf>/<name>` |');
   });
 
-  it('once the row is gone, nothing knows the resource', () => {
-    unregister();
-    try {
-      expect('error' in compilePolicy('shop', 'widgets/*, get, allow')).toBe(true);
-      expect(() => access.canI(wanda, { resource: 'widgets', action: 'get', object: 'shop' })).toThrow(/resource/);
-      expect(() => resourceName('widgets')).toThrow(/unknown resource/);
-      expect(rbacDocsTable()).not.toContain('widgets');
-    } finally {
-      unregister = registerRbacResources([widgets]);
+  it('a vocabulary without the row knows nothing of the resource: the OSS one, or another Portico\'s', () => {
+    const other = createRbacVocabulary([]);
+    for (const v of [ossRbacVocabulary, other]) {
+      expect('error' in compilePolicy('shop', 'widgets/*, get, allow', v)).toBe(true);
+      expect(v.row('widgets')).toBeUndefined();
+      expect(v.docsTable()).not.toContain('widgets');
+      const elsewhere = createAccess({ authz: world.authz, projects: world.informer, config: { kubernetes: { namespace, inCluster: false } }, vocabulary: v });
+      expect(() => elsewhere.canI(wanda, { resource: 'widgets', action: 'get', object: 'shop' })).toThrow(/resource/);
     }
+    expect(() => resourceName('widgets')).toThrow(/unknown resource/);
+  });
+
+  it('a vocabulary is immutable: its rows cannot be changed or added to', () => {
+    expect(() => (vocabulary.rows as RbacResourceRow[]).push(widgets)).toThrow();
+    expect(() => ((vocabulary.rows[0] as { resource: string }).resource = 'x')).toThrow();
+    expect(() => ((ossRbacResources as RbacResourceRow[])[0] as { policy: boolean }).policy = true).toThrow();
   });
 });
 
@@ -77,5 +80,6 @@ describe('docs/rbac.md', () => {
   it('shows the vocabulary table generated from the OSS rows', () => {
     const docs = readFileSync(new URL('../../../../docs/rbac.md', import.meta.url), 'utf8');
     expect(docs).toContain(rbacDocsTable(ossRbacResources));
+    expect(ossRbacVocabulary.docsTable()).toBe(rbacDocsTable(ossRbacResources));
   });
 });

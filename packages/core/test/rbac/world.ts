@@ -7,6 +7,7 @@ import { resources, type KubeObject } from '../../src/ports/cluster.js';
 import type { Authorizer } from '../../src/types.js';
 import { createAuthorizer } from '../../src/rbac/index.js';
 import { projectPolicySource, projectResource, waitForInformer, type ProjectRoleSpec } from '../../src/projects/index.js';
+import type { RbacVocabulary } from '@portico/api';
 
 export const namespace = 'portico';
 
@@ -32,10 +33,10 @@ export interface World {
 }
 
 /** An embedded cluster, a project informer over it and an authorizer following the informer. */
-export async function startWorld(opts: { serverAdmins?: string[]; logger?: Logger } = {}): Promise<World> {
+export async function startWorld(opts: { serverAdmins?: string[]; logger?: Logger; vocabulary?: RbacVocabulary } = {}): Promise<World> {
   const cluster = await createEmbeddedCluster({ kroStepMs: 0 });
   const informer = createInformer(cluster, resources.project, { namespace });
-  const authz = createAuthorizer({ projects: informer, policyOf: projectPolicySource, serverAdmins: opts.serverAdmins ?? [], logger: opts.logger });
+  const authz = createAuthorizer({ projects: informer, policyOf: projectPolicySource, serverAdmins: opts.serverAdmins ?? [], logger: opts.logger, vocabulary: opts.vocabulary });
   await informer.start();
   await authz.ready();
 

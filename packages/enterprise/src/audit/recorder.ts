@@ -1,9 +1,8 @@
-import { isPorticoError, unavailable, type Logger } from '@portico/core';
-import type { Operation, OperationHook } from '@portico/server';
+import { isPorticoError, unavailable, type Logger, type Operation, type OperationHook } from '@portico/core';
 import type { Pool } from 'pg';
 import { createAuditTrail } from './append.js';
 import { isRecorded } from './config.js';
-import { clean, redact } from './redact.js';
+import { boundedUserAgent, clean, redact } from './redact.js';
 import type { AuditConfig, AuditDraft, AuditResult } from './types.js';
 
 interface Outcome {
@@ -26,20 +25,24 @@ function draftOf(facts: Operation, outcome: Outcome): AuditDraft {
   // The input is the one part that can hold secrets and is walked once. Text that came with the request is
   // cleaned; the route id, action and resource come from the route table.
   // Keys in sorted order at every depth, so the event's canonical text is one JSON.stringify (chain.ts).
-  const input = redact(facts.input ?? {}, { secretData: facts.resource === 'secrets' });
-  const details: Record<string, unknown> = outcome.error
-    ? { error: { errorCode: outcome.error.code, message: clean(outcome.error.message) }, input, routeId: facts.routeId }
-    : { input, routeId: facts.routeId };
+  const input = redact(facts.input ?? {}, { secretFields: facts.secretFields });
+  const { request } = facts;
+  // Built in key order (error, input, operation, routeId), as the canonical text needs.
+  const details: Record<string, unknown> = {};
+  if (outcome.error) details.error = { errorCode: outcome.error.code, message: clean(outcome.error.message) };
+  details.input = input;
+  details.operation = facts.id;
+  if (request.routeId !== undefined) details.routeId = request.routeId;
   const draft: AuditDraft = {
     // Before sign-in there is no actor: the attempt is recorded under the username it named.
     userId: clean(facts.actor?.id ?? facts.name),
     userEmail: clean(facts.actor?.email ?? ''),
-    sourceIP: clean(facts.sourceIP),
-    userAgent: clean(facts.userAgent),
+    sourceIP: clean(request.sourceIP ?? ''),
+    userAgent: boundedUserAgent(clean(request.userAgent ?? '')),
     action: actionOf(facts, outcome),
     resource: facts.resource,
     name: clean(facts.name),
-    requestId: clean(facts.requestId),
+    requestId: clean(request.requestId ?? ''),
     result: outcome.result,
     httpStatus: outcome.httpStatus,
     details,
@@ -52,7 +55,8 @@ function draftOf(facts: Operation, outcome: Outcome): AuditDraft {
 const trailDown = (cause: unknown) => unavailable('audit trail (PostgreSQL)', 5, cause);
 
 /**
- * The one place operations are recorded: it wraps every audited operation at the route boundary.
+ * The one place operations are recorded: a hook of core's operation seam, so it wraps every audited operation
+ * whoever calls it (the HTTP server or an embedding program).
  * Fail closed: the configuration is read from PostgreSQL before the operation runs (which also proves the
  * database answers), so with PostgreSQL down nothing runs and the caller gets 503. The outcome is appended
  * before the caller hears of it, so nothing acknowledged is missing from the trail. If PostgreSQL fails in
@@ -76,7 +80,7 @@ export function createAuditRecorder(deps: { pool: Pool; logger: Logger }): Opera
     let thrown: unknown;
     try {
       value = await run();
-      outcome = { result: 'success', httpStatus: facts.successStatus };
+      outcome = { result: 'success', httpStatus: facts.request.successStatus ?? (facts.action === 'create' ? 201 : 200) };
     } catch (error) {
       thrown = error;
       outcome = outcomeOf(error);

@@ -1,6 +1,7 @@
 import { forbidden, notFound, type Actor, type Authorizer, type CatalogEntry, type Cluster, type Informer } from '@portico/core';
 import type { Category, CategoryList, CreateCategoryRequest, UpdateCategoryRequest } from '@portico/api/enterprise';
 import { categoryDefaults, categoryFromObject, categoryObject, categoryResource, slugOf } from './resource.js';
+import type { RbacVocabulary } from '@portico/api';
 
 /** The part of the catalog categories need: its entries and the caller's `rgds/<p>/<category>/<name>` visibility. */
 export interface CatalogView {
@@ -17,6 +18,8 @@ export interface CategoriesService {
 }
 
 export interface CategoriesDeps {
+  /** This Portico's RBAC vocabulary, which spells the objects asked about. */
+  vocabulary: Pick<RbacVocabulary, 'object'>;
   cluster: Cluster;
   /** Watches Category objects: a `kubectl apply` or another replica's write shows here at once. */
   informer: Informer;
@@ -46,7 +49,7 @@ export function createCategories(deps: CategoriesDeps): CategoriesService {
   };
   const undefinedCategory = (slug: string, name: string, count: number): Category => ({ slug, name, ...categoryDefaults, count });
   const requireAdmin = (actor: Actor, action: string, slug: string) => {
-    if (!deps.authz.can(actor, action, `categories/${slug}`)) throw forbidden(`${action} of categories needs a Server Admin`);
+    if (!deps.authz.can(actor, action, deps.vocabulary.object('categories', slug))) throw forbidden(`${action} of categories needs a Server Admin`);
   };
 
   return {

@@ -1,14 +1,14 @@
+import type { RbacVocabulary } from '@portico/api';
 import { forbidden, type Actor, type Authorizer } from '@portico/core';
-
-/** The RBAC object of §12.5's templates and constraints (a global `compliance` policy grants reading them). */
-export const complianceObject = 'compliance';
 
 /**
  * Who sees what of compliance (§12.5): templates, constraints and every violation are for Server Admins and
  * holders of a `compliance` `get` policy; a project's members see the violations of resources in the project's
  * namespaces; writes (constraints, enforcement) need a Server Admin.
  */
-export function createComplianceAccess(authz: Authorizer) {
+export function createComplianceAccess(authz: Authorizer, vocabulary: Pick<RbacVocabulary, 'object'>) {
+  /** The RBAC object of §12.5's templates and constraints (a global `compliance` policy grants reading them). */
+  const complianceObject = vocabulary.object('compliance');
   const readsPolicies = (actor: Actor) => authz.isServerAdmin(actor) || authz.can(actor, 'get', complianceObject);
   return {
     readsPolicies,

@@ -1,27 +1,30 @@
-import type * as ee from '@portico/api/enterprise';
-import { pluginHandler as handler, type Handler } from '@portico/server';
+import type { EnterpriseRouteRow } from '@portico/api/enterprise';
+import { tableHandlers } from '@portico/server';
 import type { ComplianceService } from './service.js';
 
-type KindName = { params: { kind: string; name: string } };
-
-/** One handler per compliance route (one service call each); the Form A `/gatekeeper/*` names share them. */
-export function complianceHandlers(compliance: ComplianceService): Record<ee.ComplianceRouteId, Handler> {
-  const listViolations = handler<{ query: ee.ViolationListQuery }>(({ actor, query }) => compliance.violations(actor, query));
-  const listConstraints = handler<{ query: ee.ConstraintListQuery }>(({ actor, query }) => compliance.constraints(actor, query));
-  const listTemplates = handler<{ query: ee.CompliancePageQuery }>(({ actor, query }) => compliance.templates(actor, query));
+/** One handler per compliance route (one service call each), typed from its row; `/gatekeeper/*` names share them. */
+export function complianceHandlers(compliance: ComplianceService) {
+  const handlers = tableHandlers<EnterpriseRouteRow>();
+  const { listViolations, listConstraints, listConstraintTemplates } = handlers({
+    listViolations: ({ actor, query }) => compliance.violations(actor, query),
+    listConstraints: ({ actor, query }) => compliance.constraints(actor, query),
+    listConstraintTemplates: ({ actor, query }) => compliance.templates(actor, query),
+  });
   return {
-    complianceStatus: handler(() => compliance.status()),
-    complianceSummary: handler(({ actor }) => compliance.summary(actor)),
-    listConstraintTemplates: listTemplates,
-    getConstraintTemplate: handler<{ params: { name: string } }>(({ actor, params }) => compliance.template(actor, params.name)),
-    listConstraints,
-    getConstraint: handler<KindName>(({ actor, params }) => compliance.constraint(actor, params.kind, params.name)),
-    createConstraint: handler<{ body: ee.CreateConstraintRequest }>(({ actor, body }) => compliance.createConstraint(actor, body)),
-    setConstraintEnforcement: handler<KindName & { body: ee.SetEnforcementRequest }>(({ actor, params, body }) => compliance.setEnforcement(actor, params.kind, params.name, body)),
+    ...handlers({
+      complianceStatus: () => compliance.status(),
+      complianceSummary: ({ actor }) => compliance.summary(actor),
+      getConstraintTemplate: ({ actor, params }) => compliance.template(actor, params.name),
+      getConstraint: ({ actor, params }) => compliance.constraint(actor, params.kind, params.name),
+      createConstraint: ({ actor, body }) => compliance.createConstraint(actor, body),
+      setConstraintEnforcement: ({ actor, params, body }) => compliance.setEnforcement(actor, params.kind, params.name, body),
+      validateCompliance: ({ actor, body }) => compliance.validate(actor, body),
+    }),
     listViolations,
-    validateCompliance: handler<{ body: ee.ValidateRequest }>(({ actor, body }) => compliance.validate(actor, body)),
+    listConstraints,
+    listConstraintTemplates,
     gatekeeperViolations: listViolations,
     gatekeeperConstraints: listConstraints,
-    gatekeeperTemplates: listTemplates,
+    gatekeeperTemplates: listConstraintTemplates,
   };
 }

@@ -1,6 +1,5 @@
-import type { RbacResourceRow } from '@portico/api';
-import { complianceRoutes } from '@portico/api/enterprise';
-import type { Catalog, EmbeddedCluster, Instances, Logger, Portico, ProjectsService } from '@portico/core';
+import type { Logger, Portico } from '@portico/core';
+import { complianceOperations } from '../operations.js';
 import type { LicenseService } from '../license/service.js';
 import type { EnterpriseModule } from '../plugin.js';
 import { createComplianceAccess } from './access.js';
@@ -17,11 +16,6 @@ export { createGatekeeperSimulator, type GatekeeperSimulator, type GatekeeperSim
 export type { ViolationChange, ViolationChangeListener, ViolationChangeSource } from './violation-changes.js';
 export { violationKey } from './violation-changes.js';
 
-/** `compliance` in the RBAC vocabulary, replacing the OSS placeholder row. */
-export const complianceResource: RbacResourceRow = {
-  resource: 'compliance', base: 'compliance', segments: [], actions: ['get', 'list', 'create', 'update'], policy: false,
-  grantedBy: 'get, list (templates, constraints, every violation): Server Admin or a global `compliance` policy; a project\'s violations: its members; create, update (constraints, enforcement): Server Admin',
-};
 
 export interface ComplianceModule extends EnterpriseModule {
   /** The violation change stream (the PostgreSQL history consumes it). */
@@ -43,9 +37,8 @@ export interface ComplianceModuleOptions {
   installPollMs?: number;
 }
 
-const isEmbedded = (cluster: unknown): cluster is EmbeddedCluster => typeof (cluster as EmbeddedCluster).addAdmissionWebhook === 'function';
-/** One simulated Gatekeeper per embedded cluster, however many Portico replicas share it in one process (tests). */
-const simulated = new WeakSet<EmbeddedCluster>();
+/** One simulated Gatekeeper per cluster, however many Portico replicas share it in one process (tests). */
+const simulated = new WeakSet<object>();
 
 /**
  * §12.5 as an Enterprise module: the compliance index over Gatekeeper's objects, its routes (both path
@@ -58,9 +51,9 @@ export function createComplianceModule(opts: ComplianceModuleOptions): Complianc
   const cluster = portico.cluster;
   const projects = createProjectsByNamespace(portico.projectObjects);
   const index = createComplianceIndex({ cluster, projects, logger, installPollMs: opts.installPollMs });
-  const access = createComplianceAccess(portico.authz);
+  const access = createComplianceAccess(portico.authz, portico.vocabulary);
   const checks = createPolicyChecks({ index, cluster });
-  const service = createComplianceService({ index, access, checks, cluster, catalog: portico.catalog as Catalog, projects: portico.projects as ProjectsService });
+  const service = portico.operations.wrap(createComplianceService({ index, access, checks, cluster, catalog: portico.catalog, projects: portico.projects }), complianceOperations);
   const publishing = publishComplianceEvents(index, portico.events, logger);
 
   const licensed = () => {
@@ -71,16 +64,19 @@ export function createComplianceModule(opts: ComplianceModuleOptions): Complianc
       return false;
     }
   };
-  const admission = (portico.instances as Instances).addAdmission(async ({ project, rgdName, manifest }) =>
+  const admission = portico.instances.addAdmission(async ({ project, rgdName, manifest }) =>
     licensed() ? checks.admit(rgdName, manifest, project) : undefined,
   );
 
   let simulator: (GatekeeperSimulator & { start(): Promise<void> }) | undefined;
   let webhook: { close(): void } | undefined;
-  if (isEmbedded(cluster) && !simulated.has(cluster)) {
+  // A cluster that lets Portico run admission webhooks (the embedded one) has no Gatekeeper of its own: run the
+  // simulated one there, as the embedded cluster runs the simulated kro.
+  const addWebhook = cluster.addAdmissionWebhook?.bind(cluster);
+  if (addWebhook && !simulated.has(cluster)) {
     simulated.add(cluster);
     simulator = createGatekeeperSimulator(cluster, { auditMs: opts.auditMs, installPollMs: opts.installPollMs, logger });
-    webhook = cluster.addAdmissionWebhook((ref, obj) => simulator!.admit(ref, obj));
+    webhook = addWebhook((ref, obj) => simulator!.admit(ref, obj));
   }
   const ready = (async () => {
     await simulator?.start();
@@ -88,21 +84,20 @@ export function createComplianceModule(opts: ComplianceModuleOptions): Complianc
   })();
   ready.catch((err: unknown) => logger.error({ err }, 'compliance did not start'));
 
+  const stream = portico.eventStreams.add(complianceEventStream(access));
   return {
-    routes: complianceRoutes,
     handlers: complianceHandlers(service),
-    rbacResources: [complianceResource],
-    eventStreams: [complianceEventStream(access)],
     changes: index,
     index,
     simulator,
     ready,
     async stop() {
       admission.close();
+      stream.close();
       webhook?.close();
       publishing.close();
       await simulator?.close();
-      if (simulator && isEmbedded(cluster)) simulated.delete(cluster);
+      if (simulator) simulated.delete(cluster);
       index.stop();
       projects.stop();
     },

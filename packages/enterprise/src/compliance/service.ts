@@ -1,7 +1,7 @@
 import type * as api from '@portico/api/enterprise';
 import {
   badRequest, conflict, instanceManifest, isPorticoError, notFound, PorticoError, validateValues, validationFailed,
-  type Actor, type Catalog, type Cluster, type KubeObject, type ProjectsService,
+  type Actor, type CatalogService, type Cluster, type KubeObject, type ProjectsService,
 } from '@portico/core';
 import type { ComplianceAccess } from './access.js';
 import type { PolicyChecks } from './checks.js';
@@ -14,7 +14,7 @@ export interface ComplianceDeps {
   access: ComplianceAccess;
   checks: PolicyChecks;
   cluster: Cluster;
-  catalog: Catalog;
+  catalog: CatalogService;
   projects: ProjectsService;
 }
 

@@ -1,27 +1,23 @@
-import type * as ee from '@portico/api/enterprise';
-import { enterpriseRoutes, type EnterpriseRouteDef } from '@portico/api/enterprise';
-import { pluginHandler as handler, type Handler } from '@portico/server';
+import type { EnterpriseRouteDef, EnterpriseRouteRow } from '@portico/api/enterprise';
+import { tableHandlers, type Handler } from '@portico/server';
 import type { Enterprise } from '../enterprise.js';
 
-type Slug = { params: { slug: string } };
-
-/** Handlers of the Enterprise route table (`@portico/api/enterprise`), by route id: ONE domain call each. */
-function handlersOf(ee: Enterprise): Record<ee.EnterpriseRouteId, Handler> {
-  return {
-    getLicense: handler(({ actor }) => ee.license.status(actor)),
-    applyLicense: handler<{ body: ee.ApplyLicenseRequest }>(({ actor, body }) => ee.license.apply(actor, body)),
-    listCategories: handler(({ actor }) => ee.categories.list(actor)),
-    getCategory: handler<Slug>(({ actor, params }) => ee.categories.get(actor, params.slug)),
-    createCategory: handler<{ body: ee.CreateCategoryRequest }>(({ actor, body }) => ee.categories.create(actor, body)),
-    updateCategory: handler<Slug & { body: ee.UpdateCategoryRequest }>(({ actor, params, body }) => ee.categories.update(actor, params.slug, body)),
-    deleteCategory: handler<Slug>(({ actor, params }) => ee.categories.delete(actor, params.slug)),
-    listViews: handler(({ actor }) => ee.views.list(actor)),
-    getView: handler<Slug & { query: ee.ViewDetailQuery }>(({ actor, params, query }) => ee.views.get(actor, params.slug, query)),
-    createView: handler<{ body: ee.CreateViewRequest }>(({ actor, body }) => ee.views.create(actor, body)),
-    updateView: handler<Slug & { body: ee.UpdateViewRequest }>(({ actor, params, body }) => ee.views.update(actor, params.slug, body)),
-    deleteView: handler<Slug>(({ actor, params }) => ee.views.delete(actor, params.slug)),
-  };
-}
+/** Handlers of the license, category and view rows of the Enterprise table, typed from their rows: ONE domain call each. */
+const handlersOf = (ee: Enterprise) =>
+  tableHandlers<EnterpriseRouteRow>()({
+    getLicense: ({ actor }) => ee.license.status(actor),
+    applyLicense: ({ actor, body }) => ee.license.apply(actor, body),
+    listCategories: ({ actor }) => ee.categories.list(actor),
+    getCategory: ({ actor, params }) => ee.categories.get(actor, params.slug),
+    createCategory: ({ actor, body }) => ee.categories.create(actor, body),
+    updateCategory: ({ actor, params, body }) => ee.categories.update(actor, params.slug, body),
+    deleteCategory: ({ actor, params }) => ee.categories.delete(actor, params.slug),
+    listViews: ({ actor }) => ee.views.list(actor),
+    getView: ({ actor, params, query }) => ee.views.get(actor, params.slug, query),
+    createView: ({ actor, body }) => ee.views.create(actor, body),
+    updateView: ({ actor, params, body }) => ee.views.update(actor, params.slug, body),
+    deleteView: ({ actor, params }) => ee.views.delete(actor, params.slug),
+  });
 
 /**
  * The license gate of §12.1 in front of a route, from its row: 402 when its feature is not licensed (writes
@@ -40,8 +36,5 @@ export function licenseGated(ee: Enterprise, route: EnterpriseRouteDef, inner: H
   };
 }
 
-/** Every Enterprise route of this module with its gated handler. */
-export function enterpriseHandlers(ee: Enterprise): Record<string, Handler> {
-  const plain = handlersOf(ee);
-  return Object.fromEntries(enterpriseRoutes.map((route) => [route.id, licenseGated(ee, route, plain[route.id])]));
-}
+/** The license, category and view handlers (the modules bring the others). */
+export const enterpriseHandlers = (ee: Enterprise): Record<string, Handler> => handlersOf(ee);

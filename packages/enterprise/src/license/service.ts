@@ -5,6 +5,7 @@ import type { Seats } from './seats.js';
 import { evaluateLicense, licenseStatusBody, type LicenseSource } from './status.js';
 import type { LicenseStore } from './store.js';
 import type { LicenseVerifier } from './verify.js';
+import type { RbacVocabulary } from '@portico/api';
 
 export interface LicenseService {
   start(): Promise<void>;
@@ -18,6 +19,8 @@ export interface LicenseService {
 }
 
 export interface LicenseDeps {
+  /** This Portico's RBAC vocabulary, which spells the objects asked about. */
+  vocabulary: Pick<RbacVocabulary, 'object'>;
   store: LicenseStore;
   verify: LicenseVerifier;
   seats: Seats;
@@ -58,7 +61,7 @@ export function createLicenseService(deps: LicenseDeps): LicenseService {
       return licenseStatusBody(evaluateLicense(source, now()), used);
     },
     async apply(actor, input) {
-      if (!deps.authz.can(actor, 'update', 'license')) throw forbidden('only a Server Admin may install a license');
+      if (!deps.authz.can(actor, 'update', deps.vocabulary.object('license'))) throw forbidden('only a Server Admin may install a license');
       const token = input.token.trim();
       const verified = await deps.verify(token);
       if (!verified.ok) throw badRequest(`license rejected: ${verified.reason}`, { field: 'token' });

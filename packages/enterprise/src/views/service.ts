@@ -2,6 +2,7 @@ import { forbidden, notFound, type Actor, type Authorizer } from '@portico/core'
 import type { CreateViewRequest, UpdateViewRequest, View, ViewDetail, ViewDetailQuery, ViewList } from '@portico/api/enterprise';
 import { rgdPage, selectRgds, type ViewCatalog } from './filter.js';
 import type { StoredView, ViewStore } from './store.js';
+import type { RbacVocabulary } from '@portico/api';
 
 export interface ViewsService {
   list(actor: Actor): Promise<ViewList>;
@@ -12,14 +13,14 @@ export interface ViewsService {
 }
 
 /** RBAC object of shared views: Server Admins by default, grantable by global policy. */
-const SHARED_VIEWS = 'views/shared';
 
 /**
  * Saved catalog views (contract §12.4): a caller sees the shared ones and its own; somebody else's private
  * view is a 404, never a 403, so its slug does not leak. Counts and RGD lists are the caller's view of the
  * catalog, filtered by its own policies.
  */
-export function createViews(deps: { store: ViewStore; catalog: ViewCatalog; authz: Pick<Authorizer, 'can'> }): ViewsService {
+export function createViews(deps: { store: ViewStore; catalog: ViewCatalog; authz: Pick<Authorizer, 'can'>; vocabulary: Pick<RbacVocabulary, 'object'> }): ViewsService {
+  const sharedViews = deps.vocabulary.object('views');
   const withCount = (actor: Actor, view: StoredView): View => ({ ...view, count: selectRgds(deps.catalog, actor, view.filter).length });
   const readable = async (actor: Actor, slug: string) => {
     const view = await deps.store.get(slug);
@@ -28,7 +29,7 @@ export function createViews(deps: { store: ViewStore; catalog: ViewCatalog; auth
   };
   /** Own private views are the owner's; anything shared (before or after the change) needs the shared-views right. */
   const mayChange = (actor: Actor, action: string, view: Pick<StoredView, 'shared' | 'owner'>, sharing = false) => {
-    if ((view.shared || sharing) && !deps.authz.can(actor, action, SHARED_VIEWS)) throw forbidden('shared views are managed by a Server Admin');
+    if ((view.shared || sharing) && !deps.authz.can(actor, action, sharedViews)) throw forbidden('shared views are managed by a Server Admin');
   };
 
   return {

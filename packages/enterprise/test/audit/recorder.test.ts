@@ -2,26 +2,28 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createLogger, forbidden, unauthorized } from '@portico/core';
 import { createPool } from '../../src/db/pool.js';
 import { writeConfig } from '../../src/audit/config.js';
-import type { Operation } from '@portico/server';
+import type { Operation } from '@portico/core';
 import { createAuditRecorder } from '../../src/audit/recorder.js';
 import { canonicalJson } from '../../src/audit/chain.js';
 import { redact } from '../../src/audit/redact.js';
 import { createTestDatabase, type TestDatabase } from '../support/db.js';
 
-const facts = (extra: Partial<Operation> = {}): Operation => ({
-  actor: { id: 'gina', email: 'gina@example.com' },
-  routeId: 'updateProject',
-  action: 'update',
-  resource: 'projects',
-  name: 'alpha',
-  project: 'alpha',
-  requestId: 'req-1',
-  sourceIP: '10.1.2.3',
-  userAgent: 'curl/8',
-  input: { params: { name: 'alpha' }, body: { description: 'd' } },
-  successStatus: 200,
-  ...extra,
-});
+type Facts = Partial<Omit<Operation, 'request'>> & { routeId?: string; requestId?: string; sourceIP?: string; userAgent?: string; successStatus?: number };
+const facts = (extra: Facts = {}): Operation => {
+  const { routeId = 'updateProject', requestId = 'req-1', sourceIP = '10.1.2.3', userAgent = 'curl/8', successStatus = 200, ...rest } = extra;
+  return {
+    id: 'projects.update',
+    actor: { id: 'gina', email: 'gina@example.com' },
+    action: 'update',
+    resource: 'projects',
+    name: 'alpha',
+    project: 'alpha',
+    input: { params: { name: 'alpha' }, body: { description: 'd' } },
+    secretFields: [],
+    request: { routeId, requestId, sourceIP, userAgent, successStatus },
+    ...rest,
+  };
+};
 
 describe('the operation hook records one event per operation and fails closed', () => {
   let db: TestDatabase;
@@ -40,7 +42,7 @@ describe('the operation hook records one event per operation and fails closed', 
       user_id: 'gina', user_email: 'gina@example.com', action: 'update', resource: 'projects', name: 'alpha', project: 'alpha',
       request_id: 'req-1', result: 'success', http_status: 200, source_ip: '10.1.2.3', user_agent: 'curl/8',
     });
-    expect(row.details).toEqual({ routeId: 'updateProject', input: { params: { name: 'alpha' }, body: { description: 'd' } } });
+    expect(row.details).toEqual({ routeId: 'updateProject', operation: 'projects.update', input: { params: { name: 'alpha' }, body: { description: 'd' } } });
   });
 
   it('a failed sign-in is `login_failed` under the username, and the password is stored nowhere', async () => {

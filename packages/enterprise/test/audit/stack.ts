@@ -5,7 +5,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createLogger, createPortico, loadConfig } from '@portico/core';
 import { createServer } from '@portico/server';
-import { createEnterprise } from '../../src/enterprise.js';
+import { enterpriseCorePlugin } from '../../src/core-plugin.js';
+import { createEnterprise, openEnterpriseDatabase } from '../../src/enterprise.js';
 import { createEnterpriseModules } from '../../src/modules.js';
 import { enterprisePlugin } from '../../src/plugin.js';
 import { createTestDatabase, type TestDatabase } from '../support/db.js';
@@ -39,12 +40,10 @@ export async function startAuditStack(opts: { databaseUrl?: string } = {}): Prom
     PORTICO_PROFILE: 'development', PORTICO_DATA_DIR: join(dir, 'data'), PORTICO_MANIFESTS: sampleCatalog, ADMIN_PASSWORD: adminPassword,
     PORTICO_KRO_STEP_MS: '10', PORTICO_RATE_LIMITS: '0', PORTICO_KV: 'memory',
   });
-  const portico = await createPortico({ config, logger });
-  const ee = await createEnterprise({
-    portico, logger,
-    config: { databaseUrl: opts.databaseUrl ?? db.url, schema: db.schema, licenseKeysFile: exampleKeysFile, licenseFile },
-    pool: { connectTimeoutMs: 1_000 },
-  });
+  const eeConfig = { databaseUrl: opts.databaseUrl ?? db.url, schema: db.schema, licenseKeysFile: exampleKeysFile, licenseFile };
+  const database = openEnterpriseDatabase(eeConfig, logger, { connectTimeoutMs: 1_000 });
+  const portico = await createPortico({ config, logger, plugins: [enterpriseCorePlugin({ pool: database.pool, logger })] });
+  const ee = await createEnterprise({ portico, logger, config: eeConfig, database });
   await ee.database.migrated();
   const plugin = enterprisePlugin(ee, createEnterpriseModules(ee, portico, logger));
   const server = createServer(portico, { plugins: [plugin] });

@@ -36,7 +36,7 @@ function violationSource() {
 
 /** The edition's modules with its history module replaced by `history` (over a double of the index). */
 function withHistoryOver(assembled: EnterpriseModule[], history: EnterpriseModule): EnterpriseModule[] {
-  const isHistory = (m: EnterpriseModule) => m.routes.some((r) => r.id === 'listViolationHistory');
+  const isHistory = (m: EnterpriseModule) => 'listViolationHistory' in m.handlers;
   for (const m of assembled.filter(isHistory)) void m.stop?.();
   return [...assembled.filter((m) => !isHistory(m)), history];
 }
@@ -81,7 +81,7 @@ describe('violation history over HTTP', () => {
       database: { ...db, url: `postgres://${PG.username}@${proxy.address()}${PG.pathname}` },
       license: issueLicense({ features: ['compliance'] }),
       modules: (assembled, enterprise, portico) =>
-        withHistoryOver(assembled, createHistoryModule({ pool: enterprise.database.pool, authz: portico.authz, logger: portico.logger, violations: source, synced: Promise.resolve(), retentionDays: 30 })),
+        withHistoryOver(assembled, createHistoryModule({ pool: enterprise.database.pool, authz: portico.authz, vocabulary: portico.vocabulary, logger: portico.logger, violations: source, synced: Promise.resolve(), retentionDays: 30 })),
     });
     alpha = await createProject(ee, 'alpha', ['alpha-dev']);
     alice = await createUser(ee, 'alice');
@@ -250,7 +250,7 @@ describe('violation history without the compliance feature', () => {
       mode: 'embedded',
       license: issueLicense({ features: ['audit'] }),
       modules: (assembled, enterprise, portico) =>
-        withHistoryOver(assembled, createHistoryModule({ pool: enterprise.database.pool, authz: portico.authz, logger: portico.logger, violations: violationSource(), synced: Promise.resolve(), retentionDays: 90 })),
+        withHistoryOver(assembled, createHistoryModule({ pool: enterprise.database.pool, authz: portico.authz, vocabulary: portico.vocabulary, logger: portico.logger, violations: violationSource(), synced: Promise.resolve(), retentionDays: 90 })),
     });
   }, 90_000);
   afterAll(() => ee?.close());

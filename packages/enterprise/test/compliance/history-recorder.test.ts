@@ -1,3 +1,4 @@
+import { ossRbacVocabulary } from '@portico/api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger, type Authorizer } from '@portico/core';
 import { createPool, type Pool } from '../../src/db/pool.js';
@@ -221,7 +222,7 @@ describe('violation history recorder on PostgreSQL', () => {
     let synced!: () => void;
     let installed = false;
     const module = createHistoryModule({
-      pool: db.pool, authz: {} as Authorizer, logger, retentionDays: 90,
+      pool: db.pool, authz: {} as Authorizer, vocabulary: ossRbacVocabulary, logger, retentionDays: 90,
       violations: { current: () => [], onViolationChange: () => ({ close() {} }) },
       synced: new Promise<void>((resolve) => (synced = resolve)),
       installed: () => installed,

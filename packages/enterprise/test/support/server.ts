@@ -1,9 +1,10 @@
 import { afterAll, beforeAll } from 'vitest';
-import type { Portico } from '@portico/core';
+import { createLogger, type Portico } from '@portico/core';
 import { apiAs, type ApiAs } from '../../../server/test/support/api-as.js';
 import { startPorticoServer, type ClusterMode, type PorticoServer, type PorticoServerOptions } from '../../../server/test/support/cluster-modes.js';
 import { createGatekeeperSimulator, type GatekeeperSimulator } from '../../src/compliance/index.js';
-import { createEnterprise, type Enterprise } from '../../src/enterprise.js';
+import { enterpriseCorePlugin } from '../../src/core-plugin.js';
+import { createEnterprise, openEnterpriseDatabase, type Enterprise } from '../../src/enterprise.js';
 import { createEnterpriseModules } from '../../src/modules.js';
 import { enterprisePlugin, type EnterpriseModule } from '../../src/plugin.js';
 import { createTestDatabase, type TestDatabase } from './db.js';
@@ -46,20 +47,20 @@ export async function startEnterpriseServer(opts: EnterpriseServerOptions): Prom
   const ownsDatabase = !opts.database && !opts.join;
   let enterprise: Enterprise | undefined;
   let embeddedGatekeeper: GatekeeperSimulator | undefined;
+  const config = { databaseUrl: database.url, schema: database.schema, licenseKeysFile: exampleKeysFile };
+  // Opened before Portico, as the binary does: the audit hook goes to createPortico with it.
+  const eeDatabase = openEnterpriseDatabase(config, createLogger('silent'), { connectTimeoutMs: 1_000, statementTimeoutMs: 3_000 });
   const plugin = async (portico: Portico) => {
-    enterprise = await createEnterprise({
-      portico,
-      config: { databaseUrl: database.url, schema: database.schema, licenseKeysFile: exampleKeysFile },
-      pool: { connectTimeoutMs: 1_000, statementTimeoutMs: 3_000 },
-      now: opts.now,
-    });
+    enterprise = await createEnterprise({ portico, config, database: eeDatabase, now: opts.now });
     await enterprise.database.migrated();
     const assembled = createEnterpriseModules(enterprise, portico, portico.logger);
     const modules = opts.modules?.(assembled, enterprise, portico) ?? assembled;
     embeddedGatekeeper = modules.flatMap((m) => ('simulator' in m && m.simulator ? [m.simulator as GatekeeperSimulator] : []))[0];
     return enterprisePlugin(enterprise, modules);
   };
-  const server = await startPorticoServer({ ...opts, join: opts.join, adminPassword: opts.adminPassword ?? opts.join?.adminPassword, plugin }).catch(async (error: unknown) => {
+  const corePlugins = [enterpriseCorePlugin({ pool: eeDatabase.pool, logger: createLogger('silent') })];
+  const server = await startPorticoServer({ ...opts, join: opts.join, adminPassword: opts.adminPassword ?? opts.join?.adminPassword, corePlugins, plugin }).catch(async (error: unknown) => {
+    await eeDatabase.stop();
     if (ownsDatabase) await database.drop();
     throw error;
   });

@@ -39,19 +39,23 @@ export type RouteHandlers = { [K in RouteId]?: (call: Call<K>) => Awaitable<Rout
 /** Declares handlers of the OSS route table; parameters, query, body and result types come from the table. */
 export const routeHandlers = <T extends RouteHandlers>(handlers: T): T => handlers;
 
-/** The input of a route of a plugin's own table, its types named by the plugin (its rows are not in `RouteId`). */
-export interface PluginInput {
-  params?: unknown;
-  query?: unknown;
-  body?: unknown;
+type RowSchema<R, Key extends 'params' | 'query' | 'body'> = R extends { [P in Key]: infer S extends z.ZodType } ? z.output<S> : undefined;
+
+/** One call of a row of a plugin's own table (the Enterprise routes): typed from the row's schemas, like `Call`. */
+export interface RowCall<R> extends Omit<Call<never>, 'params' | 'query' | 'body'> {
+  params: RowSchema<R, 'params'>;
+  query: RowSchema<R, 'query'>;
+  body: RowSchema<R, 'body'>;
 }
 
-/** One call of a plugin's route: like `Call`, with the input types the plugin names. */
-export interface PluginCall<In extends PluginInput = PluginInput> extends Omit<Call<never>, 'params' | 'query' | 'body'> {
-  params: In['params'];
-  query: In['query'];
-  body: In['body'];
-}
+/** Handlers of a plugin's route table by id, each typed from its row (`Rows` is the union of the table's rows). */
+export type TableHandlers<Rows extends { id: string }> = { [K in Rows['id']]?: (call: RowCall<Extract<Rows, { id: K }>>) => unknown };
 
-/** Declares a handler of a plugin's route table (the Enterprise routes); the values come from its row's schemas. */
-export const pluginHandler = <In extends PluginInput = PluginInput>(fn: (call: PluginCall<In>) => unknown): Handler => fn as Handler;
+/**
+ * Declares handlers of a plugin's route table (`tableHandlers<typeof rows[number]>()({...})`): parameters,
+ * query and body types come from the rows, so nothing about a route is spelt twice.
+ */
+export const tableHandlers =
+  <Rows extends { id: string }>() =>
+  <T extends TableHandlers<Rows>>(handlers: T): { readonly [K in keyof T]: Handler } =>
+    handlers as unknown as { readonly [K in keyof T]: Handler };

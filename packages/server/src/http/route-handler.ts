@@ -3,15 +3,14 @@ import { Readable } from 'node:stream';
 import type { RouteDef } from '@portico/api';
 import type { Actor, Portico } from '@portico/core';
 import type { Call, Handler, Reply } from '../handlers/types.js';
-import type { OperationHook } from '../plugin.js';
-import { operationOf } from './operation.js';
+import { requestFactsOf } from './operation.js';
 import { authenticate } from './authenticate.js';
 import { rateLimitFor } from './rate-limit.js';
 import { sendError } from './errors.js';
 import { bodyFor, decodeParams, flattenQuery } from './input.js';
 import { requestState } from './request-state.js';
 import { sendEmpty, sendJson, sendStream } from './respond.js';
-import { parseInput, rememberParses } from '@portico/core';
+import { parseInput, rememberParses, withRequestFacts } from '@portico/core';
 
 type PolkaRequest = IncomingMessage & { path: string; query: Record<string, string | string[] | undefined> };
 
@@ -59,11 +58,11 @@ export const remembersUrls = (route: RouteDef): boolean => route.auth === 'user'
 /**
  * The per-route pipeline: authenticate (401), validate path, query and body with the route's schemas (400,
  * 413), make the ONE domain call, answer with the route's success status. Every failure, thrown or
- * rejected, goes to the error mapper; nothing escapes to crash the process. A mutating route runs inside the
- * plugins' operation hook (the audit trail), which may refuse it before it runs.
+ * rejected, goes to the error mapper; nothing escapes to crash the process. A route that names an operation
+ * hands the request's facts to it (core runs the operation hooks, whoever calls).
  */
-export function routeHandler(portico: Portico, route: RouteDef, handler: Handler, onOperation?: OperationHook) {
-  const hooked = onOperation && route.method !== 'GET' && !route.readOnly ? onOperation : undefined;
+export function routeHandler(portico: Portico, route: RouteDef, handler: Handler) {
+  const operation = route.operation !== undefined;
   const remembers = remembersUrls(route);
   const remembered = rememberParses<{ params: unknown; query: unknown }>(REMEMBERED_URLS);
   const parseUrl = (req: PolkaRequest, rawParams: Record<string, string>) => {
@@ -85,9 +84,7 @@ export function routeHandler(portico: Portico, route: RouteDef, handler: Handler
       const reply = createReply();
       // The values were parsed by this very route's schemas, which is what the handler's types say they are.
       const call = { portico, actor: actor as Actor, params, query, body, request: { ip, requestId }, reply } as unknown as Call<never>;
-      const result = hooked
-        ? await hooked(operationOf(route, { params, query, body }, actor, req, { ip, requestId }), async () => handler(call))
-        : await handler(call);
+      const result = operation ? await withRequestFacts(requestFactsOf(route, req, { ip, requestId }), () => handler(call)) : await handler(call);
       sendResult(res, route, reply, result);
     } catch (error) {
       sendError(req, res, error, requestId, state.log);

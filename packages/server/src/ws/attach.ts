@@ -1,7 +1,7 @@
 import type http from 'node:http';
 import type { Duplex } from 'node:stream';
 import { wsCloseCodes } from '@portico/api';
-import { badRequest, createEventAudience, createPrincipals, type Actor, type DomainEvent, type EventStream, type Portico, type Principal } from '@portico/core';
+import { badRequest, createEventAudience, createPrincipals, type Actor, type DomainEvent, type Portico, type Principal } from '@portico/core';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { frame, handleClientMessage, reply, type Connection } from './connection.js';
 import { createAdmission } from './admission.js';
@@ -21,8 +21,6 @@ export interface WebSocketOptions {
   onEventSent?: (type: string) => void;
   /** Open sockets per user on this server; one more is refused with 429. Default config.ws.maxSocketsPerUser. */
   maxSocketsPerUser?: number;
-  /** Event streams an edition adds (its plugins' `eventStreams`): subscribable types and who sees their events. */
-  streams?: readonly EventStream[];
 }
 
 export interface WebSocketHandle {
@@ -60,7 +58,7 @@ export function attachWebSocket(server: http.Server, portico: Portico, opts: Web
   const wss = new WebSocketServer({ noServer: true, maxPayload: maxClientFrameBytes, perMessageDeflate: false, clientTracking: false });
   const connections = new Set<Connection>();
   // Who may receive an event is core's answer; this module only frames, buffers and writes.
-  const audience = createEventAudience<Connection>(portico, opts.streams);
+  const audience = createEventAudience<Connection>(portico, portico.eventStreams.list());
   const resourceTypes = audience.resourceTypes();
   const principals = createPrincipals();
   const forget = (conn: Connection) => {

@@ -14,13 +14,15 @@ import {
   type KroController,
   type KubeObject,
   type Logger,
+  type OperationHook,
   type Portico,
+  type PorticoPlugin,
 } from '@portico/core';
 import { afterAll, beforeAll } from 'vitest';
 import { startFakeKubeApi, type FakeKubeApi, type FakeKubeApiOptions } from '../../../core/test/support/fake-kube-api.js';
 import { kubectlApply, kubectlDelete, readManifestFiles } from '../../../core/test/support/kubectl.js';
 import { createServer, type PorticoServer as HttpServer } from '../../src/app.js';
-import type { PorticoPlugin } from '../../src/plugin.js';
+import type { ServerPlugin } from '../../src/plugin.js';
 import { attachWebSocket, type WebSocketHandle, type WebSocketOptions } from '../../src/ws/index.js';
 import { deleteRedisKeys, login, redisAddress, sampleCatalog, uniqueRedisPrefix, type KeyValueKind, type TestPortico } from './portico.js';
 import type { RunningServer } from './server.js';
@@ -61,8 +63,12 @@ export interface PorticoServerOptions {
   /** Another replica on the same cluster: reuses its cluster, kro and (in Kubernetes mode) API server. */
   join?: PorticoServer;
   logger?: Logger;
+  /** What an edition gives `createPortico` (RBAC rows, operations, hooks), as its binary does. */
+  corePlugins?: readonly PorticoPlugin[];
+  /** Hooks of an embedding program around every operation. */
+  hooks?: readonly OperationHook[];
   /** An edition plugin built on the started Portico (the Enterprise tests); stopped after the HTTP server. */
-  plugin?: (portico: Portico) => Promise<PorticoPlugin>;
+  plugin?: (portico: Portico) => Promise<ServerPlugin>;
 }
 
 /**
@@ -189,7 +195,7 @@ export async function startPorticoServer(opts: PorticoServerOptions): Promise<Po
   let portico: Portico | undefined;
   let porticoCluster: Cluster | undefined;
   let app: HttpServer | undefined;
-  let plugin: PorticoPlugin | undefined;
+  let plugin: ServerPlugin | undefined;
   const close = async () => {
     await app?.close();
     await plugin?.stop?.();
@@ -231,11 +237,11 @@ export async function startPorticoServer(opts: PorticoServerOptions): Promise<Po
           : createMemoryKeyValue();
     const { cluster, clientName } = side.porticoCluster(logger);
     porticoCluster = cluster;
-    portico = await createPortico({ config, cluster, kv, logger });
+    portico = await createPortico({ config, cluster, kv, logger, plugins: opts.corePlugins, hooks: opts.hooks });
 
     let ws: WebSocketHandle | undefined;
     plugin = await opts.plugin?.(portico);
-    app = createServer(portico, { upgrade: (s) => (ws = attachWebSocket(s, portico!, { ...opts.ws, streams: plugin?.eventStreams })), plugins: plugin ? [plugin] : [] });
+    app = createServer(portico, { upgrade: (s) => (ws = attachWebSocket(s, portico!, { ...opts.ws })), plugins: plugin ? [plugin] : [] });
     const address = await app.listen('127.0.0.1', 0);
     const url = `http://127.0.0.1:${address.port}`;
     const httpServer: RunningServer = { url, port: address.port, close: () => app!.close() };

@@ -1,6 +1,8 @@
 import { Writable } from 'node:stream';
 import type * as api from '@portico/api';
 import {
+import { ossRbacVocabulary } from '@portico/api';
+import { createOperationRunner } from '@portico/core';
   createLogger,
   loadConfig,
   systemActor,
@@ -133,6 +135,10 @@ export function fakePortico(opts: { env?: Record<string, string>; config?: Parti
       get: notFaked('catalog.get'),
       count: () => ({ count: 3 }),
       filters: notFaked('catalog.filters'),
+      entries: () => [],
+      entry: () => undefined,
+      visibleTo: () => false,
+      schemaOf: notFaked('catalog.schemaOf'),
       formSchema: notFaked('catalog.formSchema'),
       graph: notFaked('catalog.graph'),
       revisions: notFaked('catalog.revisions'),
@@ -180,8 +186,13 @@ export function fakePortico(opts: { env?: Record<string, string>; config?: Parti
       events: notFaked('instances.events'),
       timeline: notFaked('instances.timeline'),
       children: notFaked('instances.children'),
+      instanceCounts: () => new Map(),
+      addAdmission: () => ({ close() {} }),
     },
     events: { onEvent: () => ({ close() {} }), publish: async () => {} },
+    vocabulary: ossRbacVocabulary,
+    operations: createOperationRunner([], () => undefined),
+    eventStreams: { add: () => ({ close() {} }), list: () => [] },
     readiness: async () => ({ status: 'ok', components: { cluster: { ok: true } } }),
     stop: async () => {},
   };

@@ -1,4 +1,3 @@
-import { complianceHistoryRoutes } from '@portico/api/enterprise';
 import type { Authorizer, Logger } from '@portico/core';
 import type { Pool } from 'pg';
 import type { EnterpriseModule } from '../../plugin.js';
@@ -7,6 +6,7 @@ import { historyHandlers } from './handlers.js';
 import { createHistoryRecorder } from './recorder.js';
 import { applyHistoryRetention } from './retention.js';
 import { createHistoryService } from './service.js';
+import type { RbacVocabulary } from '@portico/api';
 
 export { createHistoryRecorder, type HistoryRecorder } from './recorder.js';
 export type { ViolationSource } from './change.js';
@@ -17,6 +17,7 @@ const HOUR_MS = 3_600_000;
 export interface HistoryModuleDeps {
   pool: Pool;
   authz: Authorizer;
+  vocabulary: Pick<RbacVocabulary, 'object'>;
   logger: Logger;
   violations: ViolationSource;
   /**
@@ -60,7 +61,6 @@ export function createHistoryModule(deps: HistoryModuleDeps): EnterpriseModule {
   first.unref();
   timer.unref();
   return {
-    routes: complianceHistoryRoutes,
     handlers: historyHandlers(createHistoryService(deps)),
     async stop() {
       clearTimeout(first);

@@ -7,6 +7,7 @@ import { createComplianceAccess, type ComplianceAccess } from '../access.js';
 import { exportHistory } from './export.js';
 import { constraintOf, resourceOf, type HistoryFilter, type HistoryScope } from './filter-sql.js';
 import { countHistory, listHistory } from './query.js';
+import type { RbacVocabulary } from '@portico/api';
 
 export interface HistoryDownload {
   stream: Readable;
@@ -42,8 +43,8 @@ export function filterOf(q: api.ViolationHistoryFilterQuery): HistoryFilter {
   };
 }
 
-export function createHistoryService(deps: { pool: Pool; authz: Authorizer; retentionDays: number }): HistoryService {
-  const access = createComplianceAccess(deps.authz);
+export function createHistoryService(deps: { pool: Pool; authz: Authorizer; vocabulary: Pick<RbacVocabulary, 'object'>; retentionDays: number }): HistoryService {
+  const access = createComplianceAccess(deps.authz, deps.vocabulary);
   const scopeOf = (actor: Actor) => historyScope(access, deps.authz, actor);
   return {
     list: (actor, query) => withDatabase(() => listHistory(deps.pool, scopeOf(actor), filterOf(query), query.page, query.pageSize)),

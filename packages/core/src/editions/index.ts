@@ -1,0 +1,1 @@
+export type { PorticoPlugin } from './plugin.js';
