@@ -1,7 +1,34 @@
 import { routes, type RouteDef } from '@portico/api';
 import { describe, expect, it } from 'vitest';
-import { allowedMethods, compilePath, orderRoutes } from '../src/http/route-paths.js';
+import { orderRoutes } from '../src/http/route-paths.js';
 import { createRouter } from '../src/http/router.js';
+
+/**
+ * The reference the router is checked against, not a matcher of the server: polka's own router's semantics
+ * (regexparam), one pattern per route: one segment per parameter, an optional trailing slash, case-insensitive.
+ */
+function compilePath(method: string, path: string) {
+  const names: string[] = [];
+  const source = path
+    .split('/')
+    .filter(Boolean)
+    .map((segment) => {
+      if (!(segment.startsWith('{') && segment.endsWith('}'))) return `/${segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`;
+      names.push(segment.slice(1, -1));
+      return '/([^/]+?)';
+    })
+    .join('');
+  const pattern = new RegExp(`^${source || ''}/?$`, 'i');
+  return {
+    method,
+    path,
+    match(pathname: string): Record<string, string> | undefined {
+      const m = pattern.exec(pathname);
+      if (!m) return undefined;
+      return Object.fromEntries(names.map((name, i) => [name, m[i + 1]]));
+    },
+  };
+}
 
 describe('route paths', () => {
   it('the router finds the static route before a parameter one, answers HEAD as GET and lists Allow', () => {
@@ -71,27 +98,41 @@ describe('route paths', () => {
       const hit = first && ordered.find((c) => c.route.path === first.route.path && (c.route.method === method || (method === 'HEAD' && c.route.method === 'GET')));
       return hit && { id: hit.route.id, params: hit.matcher.match(path) };
     };
+    /** The reference `Allow`: the methods of that first template, in the header's order. */
+    const referenceAllowed = (path: string) => {
+      const first = ordered.find((c) => c.matcher.match(path));
+      const methods = new Set(ordered.filter((c) => first && c.route.path === first.route.path).map((c) => c.route.method));
+      return ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'].filter((m) => methods.has(m));
+    };
     const variants = (template: string) => {
       const concrete = template.replace(/\{[^}]+\}/g, (m) => (m.length % 2 ? 'x' : 'Count'));
       return [concrete, `${concrete}/`, `${concrete}//`, concrete.toUpperCase(), concrete.replace('/api', '//api'), `${concrete}/extra`, concrete.replace(/x$/, 'caf%C3%A9'), concrete.replace(/x/, 'ǅ'), concrete.slice(0, -1), '', '/', 'api/v1/rgds'];
     };
     let compared = 0;
     for (const route of table)
-      for (const path of variants(route.path))
+      for (const path of variants(route.path)) {
+        expect(router.allowed(path), `Allow ${path}`).toEqual(referenceAllowed(path));
         for (const method of ['GET', 'HEAD', 'POST', 'PATCH', 'DELETE']) {
           const hit = router.find(method, path);
           expect(hit && { id: hit.endpoint(undefined as never, undefined as never, {}), params: hit.params }, `${method} ${path}`).toEqual(reference(method, path));
           compared++;
         }
+      }
     expect(compared).toBeGreaterThan(1000);
   });
 
   it('extracts parameters and lists allowed methods', () => {
-    const m = compilePath('GET', '/api/v1/projects/{name}/roles/{role}/users/{user}');
-    expect(m.match('/api/v1/projects/alpha/roles/dev/users/bob%40corp')).toEqual({ name: 'alpha', role: 'dev', user: 'bob%40corp' });
-    expect(m.match('/api/v1/projects/alpha/roles/dev/users')).toBeUndefined();
-    const matchers = [compilePath('DELETE', '/a/{x}'), compilePath('GET', '/a/{x}'), compilePath('POST', '/a')];
-    expect(allowedMethods(matchers, '/a/1')).toEqual(['GET', 'DELETE']);
-    expect(allowedMethods(matchers, '/b')).toEqual([]);
+    const endpoint = () => undefined;
+    const router = createRouter([
+      { method: 'GET', path: '/api/v1/projects/{name}/roles/{role}/users/{user}', endpoint },
+      { method: 'DELETE', path: '/a/{x}', endpoint },
+      { method: 'GET', path: '/a/{x}', endpoint },
+      { method: 'POST', path: '/a', endpoint },
+    ]);
+    expect(router.find('GET', '/api/v1/projects/alpha/roles/dev/users/bob%40corp')?.params).toEqual({ name: 'alpha', role: 'dev', user: 'bob%40corp' });
+    expect(router.find('GET', '/api/v1/projects/alpha/roles/dev/users')).toBeUndefined();
+    expect(router.allowed('/a/1')).toEqual(['GET', 'DELETE']);
+    expect(router.allowed('/a')).toEqual(['POST']);
+    expect(router.allowed('/b')).toEqual([]);
   });
 });

@@ -1,44 +1,11 @@
 /**
- * Paths of the route table (`/api/v1/rgds/{name}`) as matchers, and the order in which they are tried. The
- * router runs the first entry whose pattern matches, so a static segment must come before a parameter that
- * would also match it (`/rgds/count` before `/rgds/{name}`).
+ * The order in which the route table's paths (`/api/v1/rgds/{name}`) are tried. The router (router.ts, the one
+ * matcher of the server) runs the first template that matches, so a static segment must come before a parameter
+ * that would also match it (`/rgds/count` before `/rgds/{name}`).
  */
-
-export interface PathMatcher {
-  method: string;
-  path: string;
-  /** Parameter values by name (still URI-encoded) when `pathname` matches, otherwise undefined. */
-  match(pathname: string): Record<string, string> | undefined;
-}
 
 const segments = (path: string) => path.split('/').filter(Boolean);
 export const isParamSegment = (segment: string) => segment.startsWith('{') && segment.endsWith('}');
-
-/**
- * The semantics of polka's own router (regexparam), which Portico no longer uses for dispatch: one segment per
- * parameter, an optional trailing slash, case-insensitive. Dispatch, parameters and the `Allow` header all
- * come from this one matcher.
- */
-export function compilePath(method: string, path: string): PathMatcher {
-  const names: string[] = [];
-  const source = segments(path)
-    .map((segment) => {
-      if (!isParamSegment(segment)) return `/${segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`;
-      names.push(segment.slice(1, -1));
-      return '/([^/]+?)';
-    })
-    .join('');
-  const pattern = new RegExp(`^${source || ''}/?$`, 'i');
-  return {
-    method,
-    path,
-    match(pathname) {
-      const m = pattern.exec(pathname);
-      if (!m) return undefined;
-      return Object.fromEntries(names.map((name, i) => [name, m[i + 1]]));
-    },
-  };
-}
 
 /**
  * Sorts routes by the kinds of their segments (static before parameter, left to right). Two paths can only
@@ -55,11 +22,4 @@ export function orderRoutes<T extends { path: string }>(list: readonly T[]): T[]
     return ka.length - kb.length;
   };
   return [...list].sort(compare);
-}
-
-/** The methods any matcher accepts for `pathname`, in a fixed order, for the `Allow` header. */
-export function allowedMethods(matchers: readonly PathMatcher[], pathname: string): string[] {
-  const order = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
-  const found = new Set(matchers.filter((m) => m.match(pathname)).map((m) => m.method));
-  return order.filter((m) => found.has(m));
 }

@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { RouteDef } from '@portico/api';
 import type { Handler } from '../handlers/types.js';
-import { allowedMethods, compilePath, isParamSegment, orderRoutes, type PathMatcher } from './route-paths.js';
+import { isParamSegment, orderRoutes } from './route-paths.js';
 
 /**
  * A route table and its handlers, keyed by route id. The OSS server is one (`@portico/api`'s routes with
@@ -25,7 +25,7 @@ export interface RouterEntry {
 export interface Router {
   /** The first entry, in static-before-parameter order, whose method and path match; HEAD is answered as GET. */
   find(method: string, pathname: string): { endpoint: Endpoint; params: Record<string, string> } | undefined;
-  /** The methods any entry accepts for `pathname`, for 405's `Allow` header. */
+  /** The methods the template `pathname` names accepts (as `find` picks it), for 405's `Allow` header. */
   allowed(pathname: string): string[];
 }
 
@@ -53,13 +53,18 @@ export function createRouter(entries: readonly RouterEntry[]): Router {
       }
       return undefined;
     },
-    allowed: (pathname) => allowedMethods(sameTemplate(segmentsOf(pathname)).map((c) => c.matcher), pathname),
+    allowed(pathname) {
+      const found = new Set(sameTemplate(segmentsOf(pathname)).map((c) => c.entry.method));
+      return allowOrder.filter((m) => found.has(m));
+    },
   };
 }
 
+/** The order of methods in an `Allow` header. */
+const allowOrder = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
+
 interface Compiled {
   entry: RouterEntry;
-  matcher: PathMatcher;
   /** Parameter name by segment position (undefined for a static segment). */
   names: (string | undefined)[];
 }
@@ -89,7 +94,7 @@ function insert(root: Node, entry: RouterEntry): void {
       node = next;
     }
   }
-  node.entries.push({ entry, matcher: compilePath(entry.method, entry.path), names });
+  node.entries.push({ entry, names });
 }
 
 /** The first node, static before parameter at each segment, where some template ends. */
