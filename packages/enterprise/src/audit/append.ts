@@ -2,8 +2,8 @@ import { randomBytes } from 'node:crypto';
 import type { Pool } from 'pg';
 import type { Queryable } from './db.js';
 import { decodeTime, monotonicFactory, ulid } from 'ulid';
-import { canonicalEvent } from './chain.js';
-import { configOf, readConfig, type ConfigRow } from './config.js';
+import { CHAIN_VERSION, canonicalEvent, canonicalJson, digestOf } from './chain.js';
+import { configColumns, configOf, readConfig, type ConfigRow } from './config.js';
 import { createStatementLine } from './statement-line.js';
 import type { AuditConfig, AuditDraft, AuditEvent } from './types.js';
 
@@ -54,7 +54,11 @@ function timestampOf(id: string): string {
  * recomputes), inserts them and moves the head. A statement is atomic, so on any failure nothing of the
  * batch is stored; and a batch costs one round trip however many events it carries.
  *
- * The batch is the events' canonical texts joined by newlines, one `text` split into an array once (`texts`):
+ * Rows are of chain version 2: the canonical text an event is hashed over holds the digest of its details, not the
+ * details (`canonicalEvent`), so they can be erased later without breaking the chain. The details travel beside it,
+ * as their own canonical text (the one the digest was computed over), in a second parameter.
+ *
+ * Each parameter is the events' texts joined by newlines, one `text` split into an array once (`texts`):
  * canonical JSON never holds a raw newline (JSON escapes it inside strings), and a `text[]` parameter would cost
  * the driver an escaping pass over every quote of every event. Each text is hashed exactly as sent and parsed
  * once, into `jsonb`, for its columns. `MATERIALIZED` keeps that one parse: inlined, PostgreSQL would parse an
@@ -64,9 +68,9 @@ function timestampOf(id: string): string {
  */
 const appendSql = `
 WITH RECURSIVE
-texts AS MATERIALIZED (SELECT string_to_array($1::text, E'\\n') AS a),
+texts AS MATERIALIZED (SELECT string_to_array($1::text, E'\\n') AS a, string_to_array($2::text, E'\\n') AS d),
 batch AS MATERIALIZED (
-  SELECT b.n::int AS n, b.canon::jsonb AS j FROM texts, unnest(texts.a) WITH ORDINALITY AS b(canon, n)
+  SELECT b.n::int AS n, b.canon::jsonb AS j, b.details::jsonb AS details FROM texts, unnest(texts.a, texts.d) WITH ORDINALITY AS b(canon, details, n)
 ),
 head AS (SELECT seq, hash FROM audit_chain WHERE id = 1 FOR UPDATE),
 chain AS (
@@ -77,9 +81,9 @@ chain AS (
 ),
 ins AS (
   INSERT INTO audit_events (seq, id, ts, user_id, user_email, source_ip, user_agent, action, resource, name, project, namespace,
-                            request_id, result, http_status, details, prev_hash, hash)
+                            request_id, result, http_status, details, prev_hash, hash, chain_version, details_digest)
   SELECT c.seq, b.j->>0, (b.j->>1)::timestamptz, b.j->>2, b.j->>3, b.j->>4, b.j->>5, b.j->>6, b.j->>7, b.j->>8, b.j->>9, b.j->>10,
-         b.j->>11, b.j->>12, (b.j->>13)::int, b.j->14, c.prev, c.hash
+         b.j->>11, b.j->>12, (b.j->>13)::int, b.details, c.prev, c.hash, ${CHAIN_VERSION}, b.j->>14
     FROM chain c JOIN batch b ON b.n = c.n
   RETURNING seq, prev_hash, hash
 )
@@ -96,18 +100,32 @@ const appendReadingConfigSql = appendSql
   .replace('UPDATE audit_chain SET', ', moved AS (\nUPDATE audit_chain SET')
   .replace(/WHERE audit_chain\.id = 1$/, `WHERE audit_chain.id = 1 RETURNING 1
 )
-SELECT enabled, retention_days, exclude_actions, exclude_resources FROM audit_config WHERE id = 1`);
+SELECT ${configColumns} FROM audit_config WHERE id = 1`);
 
-/** A batch travels as the events' canonical texts, each serialised once, one per line (see `appendSql`). */
-const appendRows = (events: readonly AuditEvent[]) => events.map(canonicalEvent).join('\n');
+/**
+ * A batch travels as two texts, one line per event (see `appendSql`): the canonical texts the chain hashes, and the
+ * canonical texts of the details, each details text serialised once and hashed for its digest.
+ */
+function appendRows(events: readonly AuditEvent[]): [string, string] {
+  let chained = '';
+  let details = '';
+  for (let i = 0; i < events.length; i++) {
+    const event = events[i]!;
+    const text = canonicalJson(event.details);
+    const separator = i === 0 ? '' : '\n';
+    chained += separator + canonicalEvent(event, digestOf(text));
+    details += separator + text;
+  }
+  return [chained, details];
+}
 
 export async function appendBatch(pool: Queryable, events: readonly AuditEvent[]): Promise<void> {
-  await pool.query({ name: 'portico-audit-append', text: appendSql, values: [appendRows(events)] });
+  await pool.query({ name: 'portico-audit-append', text: appendSql, values: appendRows(events) });
 }
 
 /** Appends a batch and answers the configuration read by the same statement. */
 export async function appendBatchReadingConfig(pool: Queryable, events: readonly AuditEvent[]): Promise<AuditConfig> {
-  const { rows } = await pool.query<ConfigRow>({ name: 'portico-audit-append-config', text: appendReadingConfigSql, values: [appendRows(events)] });
+  const { rows } = await pool.query<ConfigRow>({ name: 'portico-audit-append-config', text: appendReadingConfigSql, values: appendRows(events) });
   return configOf(rows[0]!);
 }
 

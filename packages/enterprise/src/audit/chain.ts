@@ -58,8 +58,30 @@ function sortedJson(value: unknown): string {
   return JSON.stringify(value ?? null);
 }
 
-/** Everything a row says, in one fixed order; the chain hashes this text after the previous row's hash. */
-export const canonicalEvent = (e: AuditEvent): string =>
+/** The rule rows are written with now: hashed over a digest of their details (see `canonicalEvent`). */
+export const CHAIN_VERSION = 2;
+
+/** sha256 of the details' canonical text, in hex: what a row of chain version 2 is hashed over in their place. */
+export const detailsDigest = (details: unknown): string => digestOf(canonicalJson(details));
+
+export const digestOf = (canonical: string): string => createHash('sha256').update(canonical, 'utf8').digest('hex');
+
+/**
+ * Everything a row of chain version 2 says, in one fixed order, its details as their digest (`detailsDigest`), so
+ * its details can be erased and the row still hashes to what it stores. The chain hashes this text after the
+ * previous row's hash.
+ */
+export const canonicalEvent = (e: AuditEvent, digest: string): string =>
+  canonicalJson([
+    e.id, e.timestamp, e.userId, e.userEmail, e.sourceIP, e.userAgent, e.action, e.resource, e.name,
+    e.project ?? null, e.namespace ?? null, e.requestId, e.result, e.httpStatus, digest,
+  ]);
+
+/**
+ * The text of a row of chain version 1 (written before erasure existed): the same, with the details themselves.
+ * An object where version 2 has a string, so no text is both.
+ */
+export const canonicalEventV1 = (e: AuditEvent): string =>
   canonicalJson([
     e.id, e.timestamp, e.userId, e.userEmail, e.sourceIP, e.userAgent, e.action, e.resource, e.name,
     e.project ?? null, e.namespace ?? null, e.requestId, e.result, e.httpStatus, e.details,

@@ -9,17 +9,23 @@ import type { AuditFilter } from './types.js';
 export type ExportFormat = 'csv' | 'ndjson';
 
 const csvColumns = ['id', 'timestamp', 'userId', 'userEmail', 'sourceIP', 'userAgent', 'action', 'resource', 'name', 'project',
-  'namespace', 'requestId', 'result', 'httpStatus', 'details'];
+  'namespace', 'requestId', 'result', 'httpStatus', 'details', 'erased'];
+
+const rfc3339 = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 
 /**
  * PostgreSQL hands each row over ready to print: the timestamp already in RFC 3339 (as `toISOString` writes
- * it) and `details` as JSON text, so an export never parses and re-serialises them row by row.
+ * it), `details` as JSON text, and an erasure as the JSON of the event's `erased` (null when not erased), so an
+ * export never parses and re-serialises them row by row.
  */
-const exportColumns = `id, to_char(ts AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS timestamp, user_id, user_email, source_ip,
-  user_agent, action, resource, name, project, namespace, request_id, result, http_status, details::text AS details`;
+const exportColumns = `id, ${rfc3339('ts')} AS timestamp, user_id, user_email, source_ip,
+  user_agent, action, resource, name, project, namespace, request_id, result, http_status, details::text AS details,
+  CASE WHEN erased_at IS NULL THEN NULL
+       ELSE json_build_object('at', ${rfc3339('erased_at')}, 'by', erased_by, 'reason', erased_reason)::text END AS erased`;
 
-/** An `audit_events` row as the export selects it: timestamp and details already text (see exportColumns). */
-type ExportRow = Omit<AuditRow, 'seq' | 'ts' | 'details' | 'prev_hash' | 'hash'> & { timestamp: string; details: string };
+/** An `audit_events` row as the export selects it: timestamp, details and erasure already text (see exportColumns). */
+type ExportRow = Pick<AuditRow, 'id' | 'user_id' | 'user_email' | 'source_ip' | 'user_agent' | 'action' | 'resource' | 'name' | 'project'
+  | 'namespace' | 'request_id' | 'result' | 'http_status'> & { timestamp: string; details: string; erased: string | null };
 
 const q = JSON.stringify;
 
@@ -28,7 +34,8 @@ const jsonLine = (r: ExportRow) =>
   `{"id":${q(r.id)},"timestamp":${q(r.timestamp)},"userId":${q(r.user_id)},"userEmail":${q(r.user_email)},"sourceIP":${q(r.source_ip)},` +
   `"userAgent":${q(r.user_agent)},"action":${q(r.action)},"resource":${q(r.resource)},"name":${q(r.name)}` +
   `${r.project === null ? '' : `,"project":${q(r.project)}`}${r.namespace === null ? '' : `,"namespace":${q(r.namespace)}`}` +
-  `,"requestId":${q(r.request_id)},"result":${q(r.result)},"httpStatus":${r.http_status},"details":${r.details}}\n`;
+  `,"requestId":${q(r.request_id)},"result":${q(r.result)},"httpStatus":${r.http_status},"details":${r.details}` +
+  `${r.erased === null ? '' : `,"erased":${r.erased}`}}\n`;
 
 const ndjson = () =>
   new Transform({
@@ -43,7 +50,7 @@ const csv = () => {
     objectMode: true,
     transform(r: ExportRow, _enc, done) {
       done(null, [r.id, r.timestamp, r.user_id, r.user_email, r.source_ip, r.user_agent, r.action, r.resource, r.name, r.project ?? '',
-        r.namespace ?? '', r.request_id, r.result, r.http_status, r.details]);
+        r.namespace ?? '', r.request_id, r.result, r.http_status, r.details, r.erased ?? '']);
     },
   });
   // A cell starting with = + - @ would run as a formula in a spreadsheet: csv-stringify quotes it away.

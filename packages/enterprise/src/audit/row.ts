@@ -20,12 +20,21 @@ export interface AuditRow {
   details: Record<string, unknown>;
   prev_hash: string;
   hash: string;
+  /** 1: hashed over the details (rows written before erasure existed); 2: over `details_digest`. */
+  chain_version: number;
+  details_digest: string | null;
+  erased_at: Date | null;
+  erased_by: string | null;
+  erased_reason: string | null;
 }
 
 export const eventColumns =
-  'id, ts, user_id, user_email, source_ip, user_agent, action, resource, name, project, namespace, request_id, result, http_status, details';
+  'id, ts, user_id, user_email, source_ip, user_agent, action, resource, name, project, namespace, request_id, result, http_status, details, erased_at, erased_by, erased_reason';
 
-export function eventOf(row: AuditRow): AuditEvent {
+/** The columns `eventOf` reads. */
+export type EventRow = Omit<AuditRow, 'seq' | 'prev_hash' | 'hash' | 'chain_version' | 'details_digest'>;
+
+export function eventOf(row: EventRow): AuditEvent {
   const event: AuditEvent = {
     id: row.id,
     timestamp: row.ts.toISOString(),
@@ -43,5 +52,6 @@ export function eventOf(row: AuditRow): AuditEvent {
   };
   if (row.project !== null) event.project = row.project;
   if (row.namespace !== null) event.namespace = row.namespace;
+  if (row.erased_at !== null) event.erased = { at: row.erased_at.toISOString(), by: row.erased_by ?? '', reason: row.erased_reason ?? '' };
   return event;
 }

@@ -1,8 +1,10 @@
+import type { RbacVocabulary } from '@portico/api';
 import type * as api from '@portico/api/enterprise';
-import { forbidden, isPorticoError, notFound, unavailable, type Actor, type Authorizer } from '@portico/core';
+import { conflict, forbidden, isPorticoError, notFound, unavailable, type Actor, type Authorizer } from '@portico/core';
 import type { Pool } from 'pg';
 import type { Readable } from 'node:stream';
 import { readConfig, writeConfig } from './config.js';
+import { eraseEvent } from './erase.js';
 import { exportEvents } from './export.js';
 import { getEvent, listEvents } from './query.js';
 import { auditStats } from './stats.js';
@@ -19,10 +21,16 @@ export interface AuditExport {
 export interface AuditService {
   list(actor: Actor, query: api.AuditListQuery): Promise<api.AuditEventList>;
   get(actor: Actor, id: string): Promise<api.AuditEvent>;
+  /**
+   * Erases the details of one event (`update` on `audit`: Server Admin), keeping its place in the chain; answers the
+   * event as it now is, with `erased`. 404 for an unknown id; 409 for an event already erased or recorded before
+   * erasure existed.
+   */
+  erase(actor: Actor, id: string, reason: string): Promise<api.AuditEvent>;
   export(actor: Actor, query: api.AuditExportQuery): Promise<AuditExport>;
   stats(actor: Actor): Promise<api.AuditStats>;
   getConfig(actor: Actor): Promise<api.AuditConfig>;
-  putConfig(actor: Actor, config: api.AuditConfig): Promise<api.AuditConfig>;
+  putConfig(actor: Actor, config: api.AuditConfigUpdate): Promise<api.AuditConfig>;
   verify(actor: Actor): Promise<api.AuditVerify>;
 }
 
@@ -48,9 +56,10 @@ async function database<T>(work: () => Promise<T>): Promise<T> {
 
 const contentTypes = { csv: 'text/csv; charset=utf-8', ndjson: 'application/x-ndjson' } as const;
 
-export function createAuditService(deps: { pool: Pool; authz: Pick<Authorizer, 'can'> }): AuditService {
+export function createAuditService(deps: { pool: Pool; authz: Pick<Authorizer, 'can'>; vocabulary: Pick<RbacVocabulary, 'object'> }): AuditService {
+  const auditObject = deps.vocabulary.object('audit');
   const allow = (actor: Actor, action: 'get' | 'update') => {
-    if (!deps.authz.can(actor, action, 'audit')) throw forbidden(`${action} on the audit trail is not allowed`, { resource: 'audit', action });
+    if (!deps.authz.can(actor, action, auditObject)) throw forbidden(`${action} on the audit trail is not allowed`, { resource: 'audit', action });
   };
   return {
     async list(actor, query) {
@@ -62,6 +71,14 @@ export function createAuditService(deps: { pool: Pool; authz: Pick<Authorizer, '
       const event = await database(() => getEvent(deps.pool, id));
       if (!event) throw notFound('audit event', id);
       return event;
+    },
+    async erase(actor, id, reason) {
+      allow(actor, 'update');
+      const outcome = await database(() => eraseEvent(deps.pool, id, { by: actor.id, reason }));
+      if ('erased' in outcome) return outcome.erased;
+      if ('missing' in outcome) throw notFound('audit event', id);
+      if ('alreadyErased' in outcome) throw conflict(`audit event ${id} is already erased`, { id, erased: outcome.alreadyErased.erased });
+      throw conflict(`audit event ${id} was recorded before erasure existed: its hash covers its details, which therefore cannot be erased`, { id });
     },
     async export(actor, query) {
       allow(actor, 'get');

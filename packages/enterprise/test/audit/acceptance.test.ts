@@ -127,7 +127,7 @@ describe('acceptance 3: every mutation, sign-in, sign-out and denial leaves exac
       const exported = await cli(['audit', 'export', '-o', 'csv', '--since', '1h']);
       expect(exported.code, exported.stderr).toBe(0);
       const lines = exported.stdout.trim().split('\n');
-      expect(lines[0]).toBe('id,timestamp,userId,userEmail,sourceIP,userAgent,action,resource,name,project,namespace,requestId,result,httpStatus,details');
+      expect(lines[0]).toBe('id,timestamp,userId,userEmail,sourceIP,userAgent,action,resource,name,project,namespace,requestId,result,httpStatus,details,erased');
       const { rows } = await stack.db.pool.query<{ n: number }>("SELECT count(*)::int AS n FROM audit_events WHERE ts > now() - interval '1 hour'");
       expect(lines.length - 1).toBe(rows[0].n);
       expect(exported.stderr).toMatch(new RegExp(`exported ${lines.length - 1} events`));

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPool, type Pool } from '../../src/db/pool.js';
 import type { Queryable } from '../../src/audit/db.js';
-import { appendBatch, appendEvent, createAuditTrail, newEvent } from '../../src/audit/append.js';
+import { appendBatch, appendBatchReadingConfig, appendEvent, createAuditTrail, newEvent } from '../../src/audit/append.js';
 import { readConfig, writeConfig } from '../../src/audit/config.js';
 import { exportEvents } from '../../src/audit/export.js';
 import { listEvents, getEvent } from '../../src/audit/query.js';
@@ -215,7 +215,7 @@ describe('audit trail in PostgreSQL', () => {
       expect(ndjson).toEqual((await listEvents(scratch.pool, { filter: {}, page: 1, pageSize: 10 })).events);
       const csv = await text(await exportEvents(scratch.pool, { userId: '=cmd|calc' }, 'csv'));
       const [header, row] = csv.trim().split('\n');
-      expect(header).toBe('id,timestamp,userId,userEmail,sourceIP,userAgent,action,resource,name,project,namespace,requestId,result,httpStatus,details');
+      expect(header).toBe('id,timestamp,userId,userEmail,sourceIP,userAgent,action,resource,name,project,namespace,requestId,result,httpStatus,details,erased');
       expect(row).toContain(`'=cmd|calc`);
       expect(row).toContain('"a,""b"""');
     } finally {
@@ -245,10 +245,16 @@ describe('audit trail in PostgreSQL', () => {
   });
 
   it('configuration is one row every replica reads, with its bounds enforced by the database', async () => {
-    const next = { enabled: false, retentionDays: 30, excludeActions: ['login'], excludeResources: [] };
-    await writeConfig(db.pool, next);
+    expect(await readConfig(db.pool)).toEqual({ enabled: true, retentionDays: 365, maxStreamLength: 100_000, excludeActions: [], excludeResources: [] });
+    const next = { enabled: false, retentionDays: 30, maxStreamLength: 5000, excludeActions: ['login'], excludeResources: [] };
+    expect(await writeConfig(db.pool, next)).toEqual(next);
     expect(await readConfig(replicaB)).toEqual(next);
+    // A client that does not know `maxStreamLength` keeps the stored one.
+    expect(await writeConfig(db.pool, { enabled: false, retentionDays: 31, excludeActions: ['login'], excludeResources: [] })).toEqual({ ...next, retentionDays: 31 });
     await expect(writeConfig(db.pool, { ...next, retentionDays: 0 })).rejects.toThrow();
-    await writeConfig(db.pool, { enabled: true, retentionDays: 365, excludeActions: [], excludeResources: [] });
+    await expect(writeConfig(db.pool, { ...next, maxStreamLength: 999 })).rejects.toThrow();
+    // What the recorder's statement reads with each batch is the same object.
+    expect(await appendBatchReadingConfig(db.pool, [newEvent(draft('config-reader'))])).toEqual({ ...next, retentionDays: 31 });
+    await writeConfig(db.pool, { enabled: true, retentionDays: 365, maxStreamLength: 100_000, excludeActions: [], excludeResources: [] });
   });
 });
