@@ -1,5 +1,5 @@
-import type { Instance, ServerMessage, SubscriptionFilter } from '@portico/api';
-import { subscribeEvents, type EventHandlers, type EventMessage, type EventSubscription } from './events.js';
+import type { Instance, SubscriptionFilter } from '@portico/api';
+import { subscribeEvents, type EventHandlers, type EventsApi } from './events.js';
 import type { ClientOptions } from './options.js';
 import { accountApi, accountsApi, type AccountApi, type AccountsApi } from './resources/accounts.js';
 import { auditApi, type AuditApi } from './resources/audit.js';
@@ -19,14 +19,7 @@ import { viewsApi, type ViewsApi } from './resources/views.js';
 import { createTransport, type Transport } from './transport.js';
 import { waitForInstance, type WaitCondition, type WaitForOptions, type WaitTarget } from './wait-for.js';
 
-export interface EventsApi {
-  /**
-   * Live server events for `filter`, reconnecting with a fresh ticket after every drop. The iterator yields
-   * what happened to objects; pass `controlFrames: true` to get `subscribed`, `counts_update`… from it too.
-   */
-  subscribe(filter: SubscriptionFilter, handlers: EventHandlers & { controlFrames: true }): EventSubscription<ServerMessage>;
-  subscribe(filter: SubscriptionFilter, handlers?: EventHandlers): EventSubscription<EventMessage>;
-}
+export type { EventsApi } from './events.js';
 
 export interface PorticoClient {
   readonly baseUrl: string;

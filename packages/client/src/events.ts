@@ -35,6 +35,15 @@ export interface EventSubscription<T extends ServerMessage = EventMessage> exten
   readonly closed: boolean;
 }
 
+export interface EventsApi {
+  /**
+   * Live server events for `filter`, reconnecting with a fresh ticket after every drop. The iterator yields
+   * what happened to objects; pass `controlFrames: true` to get `subscribed`, `counts_update`… from it too.
+   */
+  subscribe(filter: SubscriptionFilter, handlers: EventHandlers & { controlFrames: true }): EventSubscription<ServerMessage>;
+  subscribe(filter: SubscriptionFilter, handlers?: EventHandlers): EventSubscription<EventMessage>;
+}
+
 export interface EventDeps {
   baseUrl: string;
   wsTicket: (opts?: CallOptions) => Promise<WsTicket>;

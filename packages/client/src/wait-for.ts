@@ -1,6 +1,6 @@
 import type { DeployProgress, Health, Instance } from '@portico/api';
 import { PorticoApiError } from './errors.js';
-import type { EventsApi } from './client.js';
+import type { EventsApi } from './events.js';
 import type { InstanceRef, InstancesApi } from './resources/instances.js';
 import { abortedError } from './sleep.js';
 
