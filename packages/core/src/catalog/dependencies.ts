@@ -1,5 +1,3 @@
-import type { CatalogResource } from './types.js';
-
 /**
  * The bodies of the `${...}` CEL expressions in a string. Braces nest (CEL map literals) and quoted strings may
  * contain braces, so this is a small scanner rather than a regular expression.
@@ -59,6 +57,13 @@ interface RawResource {
   readyWhen?: unknown;
   includeWhen?: unknown;
   forEach?: unknown;
+}
+
+/** One entry of `spec.resources[]`, reduced to what the catalog shows: its id, kind and the ids it reads from. */
+export interface CatalogResource {
+  id: string;
+  kind?: string;
+  dependsOn: string[];
 }
 
 /**

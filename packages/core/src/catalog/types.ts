@@ -1,5 +1,8 @@
 import type { DeploymentMode } from '@portico/api';
+import type { CatalogResource } from './dependencies.js';
 import type { ResourceDescription } from './resource-descriptions.js';
+
+export type { CatalogResource } from './dependencies.js';
 
 /** A JSON Schema object (the draft 2020-12 subset kro's simple schema translates to). */
 export interface JsonSchemaObject {
@@ -20,13 +23,6 @@ export interface JsonSchemaObject {
   maxItems?: number;
   uniqueItems?: boolean;
   [keyword: string]: unknown;
-}
-
-/** One entry of `spec.resources[]`, reduced to what the catalog shows: its id, kind and the ids it reads from. */
-export interface CatalogResource {
-  id: string;
-  kind?: string;
-  dependsOn: string[];
 }
 
 /**
