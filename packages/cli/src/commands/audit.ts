@@ -96,12 +96,25 @@ export function registerAudit(program: Command, app: App): void {
             ['Source', `${e.sourceIP} ${e.userAgent}`],
             ['Request', e.requestId],
             ['Details', JSON.stringify(e.details)],
+            ...(e.erased ? [['Erased', `${e.erased.at} by ${e.erased.by}: ${e.erased.reason}`] as [string, string]] : []),
           ],
           tableOptions(app.io),
         ),
       );
     },
   );
+
+  withOutput(
+    audit
+      .command('erase')
+      .description('erase the details of one event (Server Admin); it keeps its place in the chain, and the erasure is itself an event')
+      .argument('<id>', 'event id (ULID)')
+      .requiredOption('--reason <text>', 'why the details go (kept with the event)'),
+  ).action(async (id: string, opts: { output?: string; reason: string }, cmd: Command) => {
+    const { client } = await app.session(cmd);
+    const e = await client.audit.erase(id, opts.reason);
+    print(app.io, formatOf(opts), e, () => `Details of event ${e.id} erased by ${e.erased?.by ?? '?'} at ${e.erased?.at ?? '?'}: ${e.erased?.reason ?? ''}\n`);
+  });
 
   withFilters(audit.command('export').description('every matching event to stdout as CSV or NDJSON (progress on stderr)'))
     .addOption(new Option('-o, --output <format>', 'export format').choices(['csv', 'ndjson']).default('csv'))
@@ -146,6 +159,7 @@ export function registerAudit(program: Command, app: App): void {
         [
           ['Enabled', c.enabled ? 'yes' : 'no'],
           ['Retention (days)', String(c.retentionDays)],
+          ['Max stream length', String(c.maxStreamLength)],
           ['Excluded actions', list(c.excludeActions)],
           ['Excluded resources', list(c.excludeResources)],
         ],
@@ -167,6 +181,7 @@ export function registerAudit(program: Command, app: App): void {
       const next: AuditConfig = {
         enabled: opts.enabled === undefined ? current.enabled : opts.enabled === 'true',
         retentionDays: opts.retentionDays === undefined ? current.retentionDays : Number(opts.retentionDays),
+        maxStreamLength: current.maxStreamLength,
         excludeActions: opts.excludeAction ?? current.excludeActions,
         excludeResources: opts.excludeResource ?? current.excludeResources,
       };

@@ -1,4 +1,4 @@
-import type { AuditConfig, AuditEvent, AuditEventList, AuditExportQuery, AuditFilterQuery, AuditListQuery, AuditStats, AuditVerify } from '@portico/api/enterprise';
+import type { AuditConfig, AuditConfigUpdate, AuditEvent, AuditEventList, AuditExportQuery, AuditFilterQuery, AuditListQuery, AuditStats, AuditVerify } from '@portico/api/enterprise';
 import { download, type Download } from '../download.js';
 import type { CallOptions, ClientOptions } from '../options.js';
 import type { Transport } from '../transport.js';
@@ -15,11 +15,18 @@ export interface AuditApi {
   /** Every event matching `filter`, newest first, page after page by cursor. */
   all(filter?: AuditFilterQuery, opts?: CallOptions): AsyncIterable<AuditEvent>;
   get(id: string, opts?: CallOptions): Promise<AuditEvent>;
+  /**
+   * Erases the details of one event (Server Admin), e.g. a value that should never have been recorded: the event
+   * keeps its place in the hash chain (`verify` still passes), answers with `details: {}` and `erased: {at, by,
+   * reason}`, and the erasure is itself an audit event. 409 when already erased.
+   */
+  erase(id: string, reason: string, opts?: CallOptions): Promise<AuditEvent>;
   /** A streamed export of any size; nothing is buffered by the client. */
   export(query?: AuditExportInput, opts?: Omit<CallOptions, 'timeoutMs'>): Promise<AuditDownload>;
   stats(opts?: CallOptions): Promise<AuditStats>;
   getConfig(opts?: CallOptions): Promise<AuditConfig>;
-  updateConfig(config: AuditConfig, opts?: CallOptions): Promise<AuditConfig>;
+  /** Send back the object `getConfig` answered, changed; without `maxStreamLength` the stored one stays. */
+  updateConfig(config: AuditConfigUpdate, opts?: CallOptions): Promise<AuditConfig>;
   verify(opts?: CallOptions): Promise<AuditVerify>;
 }
 
@@ -35,6 +42,7 @@ export function auditApi(call: Transport, options: ClientOptions): AuditApi {
       } while (after);
     },
     get: (id, opts) => call('getAuditEvent', { params: { id } }, opts),
+    erase: (id, reason, opts) => call('eraseAuditEvent', { params: { id }, body: { reason } }, opts),
     export: (query = {}, opts = {}) => download(options, '/api/v1/audit/events/export', query, opts, 'audit-export'),
     stats: (opts) => call('auditStats', {}, opts),
     getConfig: (opts) => call('getAuditConfig', {}, opts),

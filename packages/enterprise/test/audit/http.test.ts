@@ -1,4 +1,9 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createClient } from '@portico/client';
+import { assertCliBuilt, runCli } from '../../../cli/test/e2e/run-cli.js';
 import { startAuditStack, type AuditStack } from './stack.js';
 
 const prefixes = ['/api/v1/audit', '/api/v1/settings/audit'];
@@ -87,5 +92,50 @@ describe('the audit routes over HTTP: filters, configuration, erasure', () => {
     const hits = await stack.db.pool.query(`SELECT 1 FROM audit_events t WHERE row_to_json(t)::text LIKE '%' || $1 || '%'`, [leaked]);
     expect(hits.rowCount).toBe(0);
     for (const prefix of prefixes) expect(await (await call(admin, 'GET', `${prefix}/verify`)).json()).toMatchObject({ ok: true });
+  });
+
+  /** A fresh event to erase: a project created with a description, and the id of its event. */
+  const recordedEvent = async (name: string) => {
+    const created = await call(admin, 'POST', '/api/v1/projects', { name, description: `${name}-details` });
+    expect(created.status).toBe(201);
+    const { rows } = await stack.db.pool.query<{ id: string }>('SELECT id FROM audit_events WHERE request_id = $1', [created.headers.get('x-request-id')]);
+    return rows[0]!.id;
+  };
+
+  it('the SDK: audit.erase(id, reason), and a config read then saved whole', async () => {
+    const client = createClient({ baseUrl: stack.url, token: admin });
+    const id = await recordedEvent('sdk-erased');
+    const event = await client.audit.erase(id, 'erased through the SDK');
+    expect(event).toMatchObject({ id, details: {}, erased: { by: 'admin', reason: 'erased through the SDK' } });
+    expect(await client.audit.get(id)).toEqual(event);
+    await expect(client.audit.erase(id, 'again')).rejects.toMatchObject({ status: 409 });
+    const config = await client.audit.getConfig();
+    expect(await client.audit.updateConfig(config)).toEqual(config);
+    expect((await client.audit.verify()).ok).toBe(true);
+  });
+
+  it('the CLI: portico audit erase <id> --reason …', async () => {
+    assertCliBuilt();
+    const home = await mkdtemp(join(tmpdir(), 'portico-audit-erase-'));
+    try {
+      const user = { home, configFile: join(home, 'config.yaml') };
+      const cli = (args: string[]) => runCli(user, ['--server', stack.url, '--token', admin, ...args]);
+      const id = await recordedEvent('cli-erased');
+      const missingReason = await cli(['audit', 'erase', id]);
+      expect(missingReason.code).not.toBe(0);
+      expect(missingReason.stderr).toMatch(/--reason/);
+      const erased = await cli(['audit', 'erase', id, '--reason', 'erased through the CLI', '-o', 'json']);
+      expect(erased.code, erased.stderr).toBe(0);
+      expect(JSON.parse(erased.stdout)).toMatchObject({ id, details: {}, erased: { by: 'admin', reason: 'erased through the CLI' } });
+      const shown = await cli(['audit', 'get', id]);
+      expect(shown.stdout).toMatch(/Erased:\s+\S+ by admin: erased through the CLI/);
+      const again = await cli(['audit', 'erase', id, '--reason', 'again']);
+      expect(again.code).not.toBe(0);
+      expect(again.stderr).toMatch(/already erased/);
+      const config = await cli(['audit', 'config', 'show']);
+      expect(config.stdout).toMatch(/Max stream length:\s+\d+/);
+    } finally {
+      await rm(home, { recursive: true, force: true });
+    }
   });
 });
