@@ -34,6 +34,7 @@ export const viewOperations: Table<ViewsService> = {
 
 export const auditOperations: Table<AuditService> = {
   putConfig: { id: 'audit.config', actor: 0, subject: () => ({ name: 'config' }) },
+  erase: { id: 'audit.erase', actor: 0, subject: (_a: Actor, id: string) => ({ name: id }), input: (_a: Actor, id: string, reason: string) => ({ id, reason }) },
 };
 
 export const complianceOperations: Table<ComplianceService> = {
