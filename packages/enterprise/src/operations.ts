@@ -41,7 +41,7 @@ export const complianceOperations: Table<ComplianceService> = {
   createConstraint: { id: 'constraints.create', actor: 0, subject: (_a: Actor, body: ee.CreateConstraintRequest) => ({ name: body.name }) },
   setEnforcement: {
     id: 'constraints.enforcement', actor: 0,
-    subject: (_a: Actor, kind: string, name: string) => ({ name: `${kind}/${name}` }),
+    subject: (_a: Actor, _kind: string, name: string) => ({ name }),
     input: (_a: Actor, kind: string, name: string, body: ee.SetEnforcementRequest) => ({ kind, name, ...body }),
   },
 };
