@@ -60,7 +60,7 @@ export async function createInstance(deps: CreateInstanceDeps, actor: Actor, inp
   });
   const context = { isClusterScoped: entry.isClusterScoped, rgdName: entry.name };
   const warnings: unknown[] = [];
-  for (const admit of deps.admissions) warnings.push(...((await admit({ actor, project, rgdName: entry.name, manifest }))?.warnings ?? []));
+  for (const admit of deps.admissions) warnings.push(...((await admit({ operation: 'create', actor, project, rgdName: entry.name, manifest }))?.warnings ?? []));
   const withWarnings = (instance: Instance): Instance => (warnings.length > 0 ? { ...instance, details: { warnings } } : instance);
 
   if (mode !== 'direct') {

@@ -41,7 +41,7 @@ export interface Instances extends InstancesService {
   stop(): Promise<void>;
   /** The index, for modules that read instances without a caller (tests, the events bridge). */
   readonly index: InstanceIndex;
-  /** Adds a check every create passes before anything is written (see admission.ts); in registration order. */
+  /** Adds a check every create and update passes before anything is written (see admission.ts); in registration order. */
   addAdmission(check: InstanceAdmission): Disposable;
 }
 

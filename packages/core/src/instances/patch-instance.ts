@@ -3,8 +3,9 @@ import type { Actor } from '../actor.js';
 import { validateValues, type Catalog } from '../catalog/index.js';
 import { retryOnConflict } from '../cluster/retry.js';
 import { conflict, notFound, validationFailed } from '../errors.js';
-import type { Cluster } from '../ports/cluster.js';
+import type { Cluster, KubeObject } from '../ports/cluster.js';
 import type { InstanceKey } from '../types.js';
+import type { InstanceAdmission } from './admission.js';
 import type { InstanceIndex } from './index-types.js';
 import { describeKey, shortName, timestamp, type InstanceAccess } from './instance-access.js';
 import { instanceAnnotations, instanceManifest, manifestFieldsOf, toInstance } from './instance-resource.js';
@@ -19,6 +20,8 @@ export interface PatchInstanceDeps {
   catalog: Catalog;
   index: InstanceIndex;
   access: InstanceAccess;
+  /** The checks every create passes run on every update too, on the object as it would be written. */
+  admissions?: Iterable<InstanceAdmission>;
 }
 
 /** A merge patch of the spec, validated against the RGD's schema, written (or committed) with a history entry. */
@@ -55,15 +58,25 @@ export async function patchInstance(deps: PatchInstanceDeps, actor: Actor, key: 
       }),
     };
     const mode = item.instance.deploymentMode;
+    // What the write would leave: the committed manifest in the Git modes, else the object with the new spec.
+    const manifest: KubeObject =
+      mode !== 'direct'
+        ? instanceManifest({ ...manifestFieldsOf(current), spec: result.value })
+        : { ...current, metadata: { ...current.metadata, annotations: { ...current.metadata.annotations, ...annotations } }, spec: result.value };
+    // The admissions of a create (policy checks) apply to an update as well, before Git or the cluster sees it.
+    const warnings: unknown[] = [];
+    for (const admit of deps.admissions ?? []) {
+      warnings.push(...((await admit({ operation: 'update', actor, project: item.project, rgdName: entry.name, manifest, previous: current }))?.warnings ?? []));
+    }
+    const withWarnings = (instance: Instance): Instance => (warnings.length > 0 ? { ...instance, details: { warnings } } : instance);
     if (mode !== 'direct') {
-      const manifest = instanceManifest({ ...manifestFieldsOf(current), spec: result.value });
       const sha = await access.commitManifest(
         { project: item.project, key },
         manifest,
         `Update ${key.kind} ${shortName(key)} in project ${item.project}\n\nRequested by ${actor.subject} through Portico.`,
       );
       // GitOps: Git is the source of truth; the controller applies the commit (a direct patch would be reverted).
-      if (mode === 'gitops') return { ...item.instance, spec: result.value, gitCommit: sha };
+      if (mode === 'gitops') return withWarnings({ ...item.instance, spec: result.value, gitCommit: sha });
       annotations[instanceAnnotations.gitCommit] = sha;
     }
     const patched = await cluster.patch(
@@ -73,7 +86,7 @@ export async function patchInstance(deps: PatchInstanceDeps, actor: Actor, key: 
       { namespace, resourceVersion: version },
     );
     await index.waitFor(key, { resourceVersion: patched.metadata.resourceVersion ?? '' });
-    return toInstance(patched, { isClusterScoped: !item.ref.namespaced, rgdName: entry.name });
+    return withWarnings(toInstance(patched, { isClusterScoped: !item.ref.namespaced, rgdName: entry.name }));
   };
   // A merge patch that names no version applies to whatever is current: a concurrent writer (another
   // client, kro's status) only means re-reading and merging again. A named version is the client's own

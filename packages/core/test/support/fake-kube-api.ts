@@ -43,6 +43,11 @@ export interface RequestLogEntry {
   client?: string;
 }
 
+export interface FakeAdmissionWebhook {
+  name: string;
+  review(request: { operation: 'CREATE' | 'UPDATE'; resource: ServedResource; object: Record<string, any>; oldObject?: Record<string, any> }): string | undefined;
+}
+
 export interface ServedResource {
   group: string;
   version: string;
@@ -77,6 +82,13 @@ export interface FakeKubeApi {
   failNext(count: number, code?: number): void;
   /** While on, non-watch requests get no answer at all (client timeouts). */
   hangRequests(on: boolean): void;
+  /**
+   * A validating admission webhook (as OPA Gatekeeper registers one): asked about every create and every update
+   * through the main endpoint (not /status), with the object as it would be stored; a returned text refuses the
+   * write with 403 `admission webhook "<name>" denied the request: <text>`, the API server's words. `undefined`
+   * removes it.
+   */
+  setAdmissionWebhook(webhook?: FakeAdmissionWebhook): void;
   /**
    * A kubeconfig for another client of this API server (its own token), e.g. Portico beside kubectl and kro, so
    * that `partition` can cut that client off alone.
@@ -260,6 +272,11 @@ export async function startFakeKubeApi(opts: FakeKubeApiOptions = {}): Promise<F
   const requests: RequestLogEntry[] = [];
   let failures: { count: number; code: number } = { count: 0, code: 500 };
   let hanging = false;
+  let admissionWebhook: FakeAdmissionWebhook | undefined;
+  const admit = (operation: 'CREATE' | 'UPDATE', resource: ServedResource, object: Obj, oldObject?: Obj) => {
+    const denied = admissionWebhook?.review({ operation, resource, object: clone(object), ...(oldObject ? { oldObject: clone(oldObject) } : {}) });
+    if (denied !== undefined) throw new ApiError(403, 'Forbidden', `admission webhook "${admissionWebhook!.name}" denied the request: ${denied}`);
+  };
   /** Tokens of the clients made with clientConfig, by name. */
   const clientTokens = new Map<string, string>();
   const partitioned = new Set<string>();
@@ -517,6 +534,7 @@ export async function startFakeKubeApi(opts: FakeKubeApiOptions = {}): Promise<F
     if (r.statusSubresource) delete obj.status;
     if (r.plural === 'namespaces' && !r.group) obj.status = { phase: 'Active' };
     foldStringData(r, obj);
+    admit('CREATE', r, obj);
     return commit(r, obj, 'ADDED');
   };
 
@@ -556,6 +574,7 @@ export async function startFakeKubeApi(opts: FakeKubeApiOptions = {}): Promise<F
     }
     next.metadata.resourceVersion = current.metadata.resourceVersion;
     if (deepEqual(current, next)) return clone(current); // a no-op write: no new version, no event
+    if (subresource !== 'status') admit('UPDATE', r, next, current);
     if (next.metadata.deletionTimestamp && !next.metadata.finalizers?.length) return commit(r, next, 'DELETED', current);
     return commit(r, next, 'MODIFIED', current);
   };
@@ -800,6 +819,9 @@ export async function startFakeKubeApi(opts: FakeKubeApiOptions = {}): Promise<F
     },
     hangRequests(on) {
       hanging = on;
+    },
+    setAdmissionWebhook(webhook) {
+      admissionWebhook = webhook;
     },
     clientConfig(name) {
       if (!clientTokens.has(name)) clientTokens.set(name, `${token}-${name}-${randomUUID().slice(0, 8)}`);

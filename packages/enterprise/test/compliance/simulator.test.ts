@@ -46,6 +46,44 @@ describe('the simulated Gatekeeper on the embedded cluster', () => {
     expect(await cluster.get(serviceRef, 'refused', 'dev')).toBeUndefined();
   });
 
+  it('refuses an update that a deny constraint rejects, as Gatekeeper\'s webhook does for UPDATE; status writes and finalizer removal on delete pass', async () => {
+    const ref = (await served('K8sBlockNodePort'))!;
+    const setEnforcement = (enforcementAction: string) => cluster.patch(ref, 'no-nodeports-upd', { spec: { enforcementAction } });
+    // The constraint of the test before, on every namespace, would speak here too.
+    await cluster.patch(ref, 'no-nodeports', { spec: { enforcementAction: 'dryrun' } });
+    await cluster.create(ref, { apiVersion: 'constraints.gatekeeper.sh/v1beta1', kind: 'K8sBlockNodePort', metadata: { name: 'no-nodeports-upd' }, spec: { enforcementAction: 'deny', match: { kinds: [{ apiGroups: [''], kinds: ['Service'] }], namespaces: ['upd'] } } });
+    const service = (name: string, type: string): KubeObject => ({ apiVersion: 'v1', kind: 'Service', metadata: { name, namespace: 'upd', finalizers: ['test.portico.dev/hold'] }, spec: { type } });
+    await eventually(
+      () => cluster.create(serviceRef, service('probe-upd', 'NodePort')).then(() => 'created', (e: Error) => e.message),
+      (m) => m.includes('[no-nodeports-upd]') && !m.includes('[no-nodeports]'),
+      'the webhook to refuse by this constraint alone',
+    );
+
+    // An object that complies, updated so that it would not: refused, and nothing changed.
+    const fine = await cluster.create(serviceRef, service('fine', 'ClusterIP'));
+    await expect(cluster.patch(serviceRef, 'fine', { spec: { type: 'NodePort' } }, { namespace: 'upd' })).rejects.toMatchObject({
+      code: 'FORBIDDEN',
+      message: expect.stringContaining('admission webhook "validation.gatekeeper.sh" denied the request'),
+      details: { violations: [expect.objectContaining({ constraintName: 'no-nodeports-upd', kind: 'Service', name: 'fine', enforcementAction: 'deny' })] },
+    });
+    const after = await cluster.get(serviceRef, 'fine', 'upd');
+    expect(after).toMatchObject({ spec: { type: 'ClusterIP' }, metadata: { resourceVersion: fine.metadata.resourceVersion } });
+    // An update that keeps it compliant goes through.
+    await cluster.patch(serviceRef, 'fine', { metadata: { labels: { tier: 'web' } } }, { namespace: 'upd' });
+
+    // An object that violated before the constraint was deny (created while dryrun): its own updates are refused
+    // too, as Gatekeeper reviews the whole object; status writes (the /status subresource) are not reviewed, and
+    // once it is being deleted the finalizer's removal lands.
+    await setEnforcement('dryrun');
+    await eventually(() => cluster.create(serviceRef, service('old', 'NodePort')).then(() => 'created', (e: Error) => e.message), (m) => m === 'created', 'dryrun to let it in');
+    await setEnforcement('deny');
+    await eventually(() => cluster.patch(serviceRef, 'old', { metadata: { labels: { probe: String(Date.now()) } } }, { namespace: 'upd' }).then(() => 'patched', (e: Error) => e.message), (m) => m.includes('admission webhook'), 'deny again');
+    await cluster.patch(serviceRef, 'old', { status: { loadBalancer: {} } }, { namespace: 'upd' });
+    await cluster.delete(serviceRef, 'old', 'upd');
+    await cluster.patch(serviceRef, 'old', { metadata: { finalizers: [] } }, { namespace: 'upd' });
+    expect(await cluster.get(serviceRef, 'old', 'upd')).toBeUndefined();
+  });
+
   it('audits instances through the objects kro would create; an unchanged pass re-judges nothing and writes nothing', async () => {
     const ref = (await served('K8sRequiredLabels'))!;
     const constraints = 40;

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { createLogger, type Logger } from '../../logger.js';
 import { createKroController, type KroController } from './kro/index.js';
-import { refKey, resources, type Cluster, type Disposable, type KubeObject, type ResourceRef } from '../../ports/cluster.js';
+import { refKey, resources, type AdmissionWebhook, type Cluster, type Disposable, type KubeObject, type ResourceRef } from '../../ports/cluster.js';
 import { builtinRef, customResourceDefinition, instanceRefOf, refsOfCrd } from './discovery.js';
 import { createFileStore } from './file-store.js';
 import { applyManifests, manifestsDigest, parseManifestFiles, readManifestFiles } from './manifests.js';
@@ -9,6 +9,15 @@ import { applyManifests, manifestsDigest, parseManifestFiles, readManifestFiles 
 /** The digest of the manifest files as last applied in full, kept in the data dir. */
 const MANIFESTS_APPLIED = 'manifests-applied';
 import { createObjectStore } from './object-store.js';
+import { deepEqual } from './json.js';
+import { isPorticoError } from '../../errors.js';
+
+/** A write that changed nothing but `status` (what kro and other controllers write through /status). */
+const sameButStatus = (a: KubeObject, b: KubeObject) => {
+  const { status: _a, ...restA } = a;
+  const { status: _b, ...restB } = b;
+  return deepEqual(restA, restB);
+};
 import { createWatchHub } from './watch-hub.js';
 
 export interface EmbeddedClusterOptions {
@@ -31,16 +40,11 @@ export interface EmbeddedClusterOptions {
   maxKubernetesEvents?: number;
 }
 
-/**
- * A validating admission webhook of the embedded cluster: runs before an object is created and refuses it by
- * throwing (a PorticoError reaches the client as is). Simulated controllers (Gatekeeper) register here.
- */
-export type AdmissionWebhook = (ref: ResourceRef, obj: KubeObject) => Promise<void> | void;
+export type { AdmissionRequest, AdmissionWebhook } from '../../ports/cluster.js';
 
 export interface EmbeddedCluster extends Cluster {
   /** The simulated kro controller, running over this cluster's own Cluster port. */
   controller: KroController;
-  /** Adds a validating webhook on creates, like a ValidatingWebhookConfiguration; closing it removes it. */
   addAdmissionWebhook(webhook: AdmissionWebhook): Disposable;
 }
 
@@ -154,6 +158,27 @@ export async function createEmbeddedCluster(opts: EmbeddedClusterOptions = {}): 
   let controller: KroController | undefined;
   const webhooks = new Set<AdmissionWebhook>();
 
+  /**
+   * A patch as the API server admits an UPDATE: the webhooks review the object the patch would leave (a dry
+   * run), then exactly that is written, guarded by the version reviewed. A writer that came in between means
+   * reviewing again (or the caller's own 409 when it named a version).
+   */
+  const reviewedPatch = async (ref: ResourceRef, name: string, patch: Record<string, unknown>, patchOpts: { namespace?: string; resourceVersion?: string } = {}) => {
+    for (let attempt = 1; ; attempt++) {
+      const current = store.get(ref, name, patchOpts.namespace);
+      const guarded = { ...patchOpts, resourceVersion: patchOpts.resourceVersion ?? current?.metadata.resourceVersion };
+      const next = await store.patch(ref, name, patch, { ...guarded, dryRun: true }); // NOT_FOUND, CONFLICT, 400 as the write would
+      if (current && next !== current && !sameButStatus(current, next)) {
+        for (const webhook of webhooks) await webhook(ref, next, { operation: 'UPDATE', oldObject: current });
+      }
+      try {
+        return await store.patch(ref, name, patch, guarded);
+      } catch (err) {
+        if (patchOpts.resourceVersion !== undefined || !isPorticoError(err) || err.code !== 'CONFLICT' || attempt >= 20) throw err;
+      }
+    }
+  };
+
   const port: Cluster = {
     async list(ref, listOpts) {
       return { items: store.list(ref, listOpts), resourceVersion: String(store.resourceVersion()) };
@@ -162,12 +187,12 @@ export async function createEmbeddedCluster(opts: EmbeddedClusterOptions = {}): 
       return store.get(ref, name, namespace);
     },
     async create(ref, obj) {
-      for (const webhook of webhooks) await webhook(ref, obj);
+      for (const webhook of webhooks) await webhook(ref, obj, { operation: 'CREATE' });
       const created = await store.create(ref, obj);
       if (refKey(ref) === refKey(resources.event)) await pruneEvents();
       return created;
     },
-    patch: (ref, name, patch, patchOpts) => store.patch(ref, name, patch, patchOpts),
+    patch: (ref, name, patch, patchOpts) => (webhooks.size === 0 ? store.patch(ref, name, patch, patchOpts) : reviewedPatch(ref, name, patch, patchOpts)),
     delete: (ref, name, namespace) => store.delete(ref, name, namespace),
     watch(ref, watchOpts, handlers) {
       return watchHub.watch(ref, watchOpts, handlers, () => store.list(ref, { namespace: ref.namespaced ? watchOpts.namespace : undefined }));

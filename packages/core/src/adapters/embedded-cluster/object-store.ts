@@ -29,7 +29,11 @@ export interface ObjectStore {
   list(ref: ResourceRef, opts?: { namespace?: string; labelSelector?: string; fieldSelector?: string }): KubeObject[];
   get(ref: ResourceRef, name: string, namespace?: string): KubeObject | undefined;
   create(ref: ResourceRef, obj: KubeObject): Promise<KubeObject>;
-  patch(ref: ResourceRef, name: string, patch: Record<string, unknown>, opts?: { namespace?: string; resourceVersion?: string }): Promise<KubeObject>;
+  /**
+   * `dryRun`: checks and computes the write but stores nothing (as `kubectl --dry-run=server`): the object the
+   * patch would leave (the current one itself for a no-op), for an admission review before the real write.
+   */
+  patch(ref: ResourceRef, name: string, patch: Record<string, unknown>, opts?: { namespace?: string; resourceVersion?: string; dryRun?: boolean }): Promise<KubeObject>;
   /** Like `kubectl apply` of a full object: replaces everything but status and server-set metadata. */
   replace(ref: ResourceRef, obj: KubeObject): Promise<KubeObject>;
   delete(ref: ResourceRef, name: string, namespace?: string): Promise<void>;
@@ -155,7 +159,7 @@ export function createObjectStore(opts: {
   };
 
   /** After a patch: keep server-owned fields, then settle generation and a pending deletion. */
-  const finishUpdate = (ref: ResourceRef, current: KubeObject, next: KubeObject): Promise<KubeObject> => {
+  const finishUpdate = (ref: ResourceRef, current: KubeObject, next: KubeObject, dryRun = false): Promise<KubeObject> => {
     next.apiVersion = current.apiVersion;
     next.kind = current.kind;
     // A copy: the patched object shares unchanged (frozen) parts with the current one, metadata among them.
@@ -168,6 +172,7 @@ export function createObjectStore(opts: {
     if (Array.isArray(meta.finalizers) && meta.finalizers.length === 0) delete meta.finalizers;
     if (!deepEqual(current.spec, next.spec)) meta.generation = (current.metadata.generation ?? 1) + 1;
     if (deepEqual(current, next)) return Promise.resolve(current); // a no-op write changes nothing, as in Kubernetes
+    if (dryRun) return Promise.resolve(next);
     if (meta.deletionTimestamp && !meta.finalizers?.length) return commit(ref, next, 'DELETED');
     return commit(ref, next, 'MODIFIED');
   };
@@ -234,7 +239,7 @@ export function createObjectStore(opts: {
       });
     },
 
-    patch(ref, name, patch, { namespace, resourceVersion } = {}) {
+    patch(ref, name, patch, { namespace, resourceVersion, dryRun } = {}) {
       return mutate(() => {
         if (!isObject(patch)) throw badRequest('a merge patch must be a JSON object');
         const current = mustFind(ref, name, namespace);
@@ -247,7 +252,7 @@ export function createObjectStore(opts: {
           });
         }
         const next = mergePatch(current, toJson(patch)) as KubeObject;
-        return finishUpdate(ref, current, next);
+        return finishUpdate(ref, current, next, dryRun);
       });
     },
 

@@ -1,4 +1,4 @@
-import { badRequest, conflict, notFound, PorticoError, unavailable, validationFailed } from '../../errors.js';
+import { badRequest, conflict, forbidden, notFound, PorticoError, unavailable, validationFailed } from '../../errors.js';
 import type { KubeResponse } from './transport.js';
 
 /** The `Status` object the API server sends with every error (and in watch `ERROR` events). */
@@ -30,6 +30,28 @@ function retryAfterOf(res: KubeResponse): number | undefined {
   return Number.isFinite(seconds) && seconds > 0 ? Math.ceil(seconds) : undefined;
 }
 
+/** `admission webhook "<name>" denied the request: <reason>`: the API server's words for a webhook's refusal. */
+const WEBHOOK_DENIAL = /^admission webhook "([^"]*)" denied the request:?\s*([\s\S]*)$/;
+
+/** Whether a 403's message is a validating webhook's refusal (the caller's doing) rather than Portico's RBAC. */
+export const isWebhookDenial = (message: string | undefined) => WEBHOOK_DENIAL.test((message ?? '').trim());
+
+/**
+ * A validating webhook (OPA Gatekeeper) refused the write: the caller's request broke a policy, so it is the
+ * caller's 403, not an operator problem. Gatekeeper lists one `[constraint] message` per line; each becomes a
+ * violation in `details.violations`.
+ */
+function webhookDenial(message: string): PorticoError | undefined {
+  const m = WEBHOOK_DENIAL.exec(message.trim());
+  if (!m) return undefined;
+  const [, webhook, reason] = m;
+  const violations = reason!
+    .split('\n')
+    .map((line) => /^\s*\[([^\]]+)\]\s*([\s\S]*)$/.exec(line))
+    .flatMap((v) => (v ? [{ constraintName: v[1]!.replace(/^denied by /, ''), message: v[2]!.trim() }] : []));
+  return forbidden(message, { webhook, violations: violations.length > 0 ? violations : [{ message: reason!.trim() }] });
+}
+
 /**
  * Maps an API server error to the PorticoError a caller of the Cluster port expects. `what` names the
  * object for NOT_FOUND details (`Project`, `alpha/shop`).
@@ -56,9 +78,14 @@ export function toPorticoError(res: KubeResponse, what: { kind: string; identifi
     }
     case 400:
       return badRequest(message);
+    case 403: {
+      const denied = webhookDenial(message);
+      if (denied) return denied;
+      // Otherwise Portico's own RBAC is wrong: an operator problem, never the end user's.
+      return new PorticoError('INTERNAL_ERROR', `the Kubernetes API refused Portico's request (${res.status}): ${message}`);
+    }
     case 401:
-    case 403:
-      // Portico's own credentials or RBAC are wrong: an operator problem, never the end user's.
+      // Portico's own credentials are wrong: an operator problem, never the end user's.
       return new PorticoError('INTERNAL_ERROR', `the Kubernetes API refused Portico's request (${res.status}): ${message}`);
     default:
       if (isServerSide(res.status)) return unavailable('kubernetes', retryAfterOf(res) ?? 5, new Error(message));

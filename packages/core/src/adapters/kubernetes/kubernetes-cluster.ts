@@ -5,7 +5,7 @@ import { apiVersionOf, type Cluster, type KubeObject, type ResourceRef } from '.
 import { createDiscovery, type ApiResource, type DiscoveryOptions } from './discovery.js';
 import { createHealthTracker } from './health.js';
 import { loadKubeConfig } from './kube-config.js';
-import { isServerSide, statusOf, toPorticoError } from './kube-errors.js';
+import { isServerSide, isWebhookDenial, statusOf, toPorticoError } from './kube-errors.js';
 import { collectionPath, groupVersionPath, identifierOf, objectPath, scopeOf } from './paths.js';
 import { createKubeTransport, TransportError, type KubeRequest, type KubeResponse } from './transport.js';
 import { openWatch } from './watch.js';
@@ -60,7 +60,7 @@ export function createKubernetesCluster(opts: KubernetesClusterOptions): Cluster
     }
     if (isServerSide(res.status)) health.failed(`${req.method} ${req.path} answered ${res.status}: ${statusOf(res).message}`);
     else health.succeeded();
-    if (res.status === 401 || res.status === 403) {
+    if ((res.status === 401 || res.status === 403) && !isWebhookDenial(statusOf(res).message)) {
       logger.error({ method: req.method, path: req.path, status: res.status, message: statusOf(res).message }, 'Kubernetes API refused the request: check the service account RBAC');
     }
     return res;

@@ -1,4 +1,4 @@
-import { createLogger, forbidden, isPorticoError, refKey, resources, type Cluster, type KubeObject, type Logger, type ResourceRef } from '@portico/core';
+import { createLogger, forbidden, isPorticoError, refKey, resources, type AdmissionRequest, type Cluster, type KubeObject, type Logger, type ResourceRef } from '@portico/core';
 import { compileConstraint, createConstraintSet, type CompiledConstraint, type ConstraintSet } from '../constraint-set.js';
 import { constraintCrdOf, constraintKindOf, constraintRefOf, crdRef, templateRef, type StatusViolation } from '../gatekeeper.js';
 import { createInformerSet } from '../informer-set.js';
@@ -35,8 +35,12 @@ export interface AuditReport {
 export interface GatekeeperSimulator {
   /** Runs a full audit pass now (after the one in progress) and reports it. */
   audit(): Promise<AuditReport>;
-  /** The admission webhook: throws FORBIDDEN when `deny` constraints reject the object (or its rendered children). */
-  admit(ref: ResourceRef, obj: KubeObject): void;
+  /**
+   * The admission webhook, for CREATE and UPDATE alike (Gatekeeper's webhook reviews both): throws FORBIDDEN when
+   * `deny` constraints reject the object as it would be written (or its rendered children). An object already
+   * being deleted passes, so the controllers' last writes (finalizers) land.
+   */
+  admit(ref: ResourceRef, obj: KubeObject, request?: AdmissionRequest): void;
   close(): Promise<void>;
 }
 
@@ -54,7 +58,7 @@ const plainVersions = ['v1'];
  * generates the constraint kind's CRD; it audits instances (and the objects kro would create for them, rendered
  * from their RGD) plus plain objects of the kinds constraints name, on change and every `auditMs`, writing
  * `status.totalViolations` and `status.violations[]` as Gatekeeper's audit does; and as an admission webhook it
- * refuses creates that a `deny` constraint rejects. Only the template kinds of the native library
+ * refuses creates and updates that a `deny` constraint rejects. Only the template kinds of the native library
  * (policies/library.ts) are evaluated; constraints of other kinds are left alone.
  */
 export function createGatekeeperSimulator(cluster: Cluster, opts: GatekeeperSimulatorOptions = {}): GatekeeperSimulator & { start(): Promise<void> } {
@@ -254,8 +258,8 @@ export function createGatekeeperSimulator(cluster: Cluster, opts: GatekeeperSimu
     }
   }
 
-  function admit(ref: ResourceRef, obj: KubeObject) {
-    if (denySet.size === 0) return;
+  function admit(ref: ResourceRef, obj: KubeObject, _request?: AdmissionRequest) {
+    if (denySet.size === 0 || obj.metadata.deletionTimestamp) return;
     const rgd = rgdByKind.get(obj.kind);
     const subject: AuditSubject = rgd && instanceRefs.has(refKey(ref)) ? { object: obj, rgd } : { object: obj };
     const findings = judgeSubject(denySet, subject);
