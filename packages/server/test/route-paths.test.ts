@@ -101,7 +101,7 @@ describe('route paths', () => {
     /** The reference `Allow`: the methods of that first template, in the header's order. */
     const referenceAllowed = (path: string) => {
       const first = ordered.find((c) => c.matcher.match(path));
-      const methods = new Set(ordered.filter((c) => first && c.route.path === first.route.path).map((c) => c.route.method));
+      const methods = new Set<string>(ordered.filter((c) => first && c.route.path === first.route.path).map((c) => c.route.method));
       return ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'].filter((m) => methods.has(m));
     };
     const variants = (template: string) => {
