@@ -4,12 +4,12 @@ import type { Command, Option } from 'commander';
 export type NameKind = 'projects' | 'rgds' | 'kinds' | 'instances' | 'contexts' | 'accounts';
 
 /** Looks names up: `positional` are the arguments typed so far (an instance name depends on the kind before it). */
-export type NameLookup = (kind: NameKind, positional: string[]) => Promise<string[]>;
+type NameLookup = (kind: NameKind, positional: string[]) => Promise<string[]>;
 
 const argumentKinds = new WeakMap<Command, NameKind[]>();
 
 /** Declares what each positional argument of `cmd` names, so TAB can offer real names (like cobra's ValidArgsFunction). */
-export function completesWith<T extends Command>(cmd: T, ...kinds: NameKind[]): T {
+function completesWith<T extends Command>(cmd: T, ...kinds: NameKind[]): T {
   argumentKinds.set(cmd, kinds);
   return cmd;
 }

@@ -105,7 +105,7 @@ export function contextNameForLogin(config: CliConfig, server: string, user: str
 }
 
 /** A context name from a server URL: its host (and port). */
-export function contextNameFor(server: string): string {
+function contextNameFor(server: string): string {
   try {
     return new URL(server).host || server;
   } catch {

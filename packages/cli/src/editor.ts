@@ -3,7 +3,7 @@ import { CliError, ExitCode } from './exit-codes.js';
 import type { Io } from './io.js';
 
 /** `$VISUAL`, else `$EDITOR`, else vi: what git and kubectl open. */
-export const editorCommand = (env: NodeJS.ProcessEnv) => env.VISUAL || env.EDITOR || 'vi';
+const editorCommand = (env: NodeJS.ProcessEnv) => env.VISUAL || env.EDITOR || 'vi';
 
 /**
  * Opens `file` in the user's editor on this terminal and waits for it to close. The command goes through the

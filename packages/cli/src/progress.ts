@@ -2,7 +2,7 @@ import type { Io } from './io.js';
 import { palette, statusColor } from './output/color.js';
 import { truncate } from './output/table.js';
 
-export interface ProgressState {
+interface ProgressState {
   readyResources?: number;
   totalResources?: number;
   phase?: string;
@@ -17,7 +17,7 @@ export function progressBar(ready: number, total: number, width = 20): string {
   return `${ready}/${total} [${'#'.repeat(filled)}${'-'.repeat(width - filled)}]`;
 }
 
-export function progressLine(label: string, s: ProgressState, color = false): string {
+function progressLine(label: string, s: ProgressState, color = false): string {
   const p = palette(color);
   const parts = [label];
   if (s.health) parts.push(statusColor(p, s.health));

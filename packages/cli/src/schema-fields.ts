@@ -27,7 +27,7 @@ const isObject = (v: unknown): v is Record<string, unknown> => !!v && typeof v =
 const hasProperties = (s: JsonSchemaNode) => s.type === 'object' && isObject(s.properties) && Object.keys(s.properties).length > 0;
 const escapeKey = (k: string) => k.replace(/\./g, '\\.');
 
-export function typeLabel(s: JsonSchemaNode): string {
+function typeLabel(s: JsonSchemaNode): string {
   let label = s.type ?? 'any';
   if (s.type === 'array') label = `[]${s.items ? typeLabel(s.items) : 'any'}`;
   else if (s.type === 'object' && isObject(s.additionalProperties)) label = `map[string]${typeLabel(s.additionalProperties)}`;

@@ -5,7 +5,7 @@ import { describeRef } from './instance-ref.js';
 import type { Io } from './io.js';
 import { progressReporter } from './progress.js';
 
-export interface WaitOptions {
+interface WaitOptions {
   timeoutMs: number;
   /** How often the instance is read in case an event was missed. */
   pollMs?: number;

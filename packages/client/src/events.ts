@@ -44,7 +44,7 @@ export interface EventsApi {
   subscribe(filter: SubscriptionFilter, handlers?: EventHandlers): EventSubscription<EventMessage>;
 }
 
-export interface EventDeps {
+interface EventDeps {
   baseUrl: string;
   wsTicket: (opts?: CallOptions) => Promise<WsTicket>;
   WebSocket?: WebSocketConstructor;

@@ -35,7 +35,7 @@ const routesById: Record<string, RouteDef | undefined> = {
 const idempotentMethods = new Set(['GET', 'HEAD', 'PUT', 'DELETE']);
 const retryableStatuses = new Set([429, 503]);
 
-export const defaults = { timeoutMs: 30_000, retries: 2, maxDelayMs: 10_000 } as const;
+const defaults = { timeoutMs: 30_000, retries: 2, maxDelayMs: 10_000 } as const;
 
 /** One request function over the route table: paths, auth, timeouts, retries, error envelopes and response schemas. */
 export function createTransport(options: ClientOptions): Transport {

@@ -1,7 +1,7 @@
 import { enterpriseRoutes } from '@portico/api/enterprise';
 import { buildOpenApi, openApiYaml, servedRows } from '@portico/server';
 
-export const enterpriseOpenApiInfo = {
+const enterpriseOpenApiInfo = {
   title: 'Portico Enterprise API',
   description:
     'The Portico API as the Enterprise edition serves it: every OSS route plus the license, audit trail, categories, saved views (PostgreSQL) and compliance (OPA Gatekeeper; its violation history in PostgreSQL). Every error is the JSON envelope `{code, message, details, requestId}`.',

@@ -104,7 +104,7 @@ export function registerInstanceCreate(instance: Command, app: App): void {
 }
 
 /** The findings a create went through with (Enterprise: `warn` constraints), one `warning:` line each on stderr. */
-export function warningLines(warnings: unknown[] | undefined): string[] {
+function warningLines(warnings: unknown[] | undefined): string[] {
   return (warnings ?? []).map((w) => {
     const { policy, message, field } = (w ?? {}) as { policy?: string; message?: string; field?: string };
     return `warning: ${policy ?? 'policy'}${field ? ` (${field})` : ''}: ${String(message ?? '').replace(/\s*\n\s*/g, ' ')}`;

@@ -23,7 +23,7 @@ interface ListOptions {
   health?: Health;
 }
 
-export const instanceName = (i: Pick<Instance, 'kind' | 'name'>) => `${i.kind}/${i.name}`;
+const instanceName = (i: Pick<Instance, 'kind' | 'name'>) => `${i.kind}/${i.name}`;
 
 function instanceTable(app: App, items: Instance[], wide = false): string {
   return renderTable(
@@ -84,7 +84,7 @@ function instanceDetails(app: App, i: Instance): string {
 }
 
 /** One line per event for `instance watch`. */
-export function eventLine(m: ServerMessage): string | undefined {
+function eventLine(m: ServerMessage): string | undefined {
   switch (m.type) {
     case 'instance_update': {
       const d = m.data;

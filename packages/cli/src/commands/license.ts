@@ -8,7 +8,7 @@ import { print } from '../output/render.js';
 import { renderDetails } from '../output/table.js';
 import { formatOf, list, tableOptions, withOutput } from './shared.js';
 
-export function licenseDetails(app: App, status: LicenseStatus): string {
+function licenseDetails(app: App, status: LicenseStatus): string {
   const license = status.license;
   return renderDetails(
     [

@@ -7,7 +7,7 @@ import { registerProjectRole } from './project-role.js';
 import { registerProjectUpdate } from './project-update.js';
 import { collect, formatOf, list, needProject, tableOptions, withOutput } from './shared.js';
 
-export const projectName = (p: Pick<Project, 'name'>) => `project/${p.name}`;
+const projectName = (p: Pick<Project, 'name'>) => `project/${p.name}`;
 
 const destinations = (p: Project) => list(p.destinations.map((d) => d.namespace));
 

@@ -28,7 +28,7 @@ function constraintsOf(p: FormProperty): string {
 const typeOf = (p: FormProperty): string => (p.type === 'array' && p.items ? `[]${typeOf(p.items)}` : p.type);
 
 /** The form's fields depth first, in the order the RGD declares them (never alphabetical). */
-export function formRows(properties: Record<string, FormProperty>, order: string[], required: string[], prefix = ''): FieldRow[] {
+function formRows(properties: Record<string, FormProperty>, order: string[], required: string[], prefix = ''): FieldRow[] {
   return order.flatMap((key) => {
     const p = properties[key];
     if (!p) return [];

@@ -50,7 +50,7 @@ export function rgdTable(app: App, items: Rgd[], wide = false): string {
   );
 }
 
-export function rgdDetails(app: App, rgd: RgdDetail): string {
+function rgdDetails(app: App, rgd: RgdDetail): string {
   const opts = tableOptions(app.io);
   let out = renderDetails(
     [

@@ -14,7 +14,7 @@ export function outputFormat(value: unknown): OutputFormat {
 }
 
 /** How a command shows its data to people: a table (with more columns when wide), and the objects' names. */
-export interface View {
+interface View {
   table: (wide: boolean) => string;
   /** `kind/name` of every object printed, for `-o name`; commands without it refuse `-o name`. */
   names?: () => string[];

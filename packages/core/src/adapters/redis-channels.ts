@@ -9,7 +9,7 @@ interface ChannelState {
   subscribed: Promise<void>;
 }
 
-export interface RedisChannels {
+interface RedisChannels {
   subscribe: KeyValue['subscribe'];
   clear(): void;
 }

@@ -80,7 +80,7 @@ const accountsFromSecret = (data: SecretData | undefined): Map<string, LocalAcco
   return accounts;
 };
 
-export interface AccountStoreOptions {
+interface AccountStoreOptions {
   secrets: SecretStore;
   logger: Logger;
   now: () => number;

@@ -9,7 +9,7 @@ import type { LocalAccount } from './local-account.js';
 export type Revocation = { tokenId: string } | { account: string };
 
 /** Tells whether an open session (a socket's actor) was cut off by a revocation. */
-export type IsRevoked = (actor: Actor) => boolean;
+type IsRevoked = (actor: Actor) => boolean;
 
 /** The bus a revocation travels on to every replica (the event bus; structural so tests can use a fake). */
 export interface RevocationBus {
@@ -17,7 +17,7 @@ export interface RevocationBus {
   onEvent(listener: (event: DomainEvent) => void): Disposable;
 }
 
-export const SESSION_REVOKED = 'session_revoked';
+const SESSION_REVOKED = 'session_revoked';
 
 /** Each stored account's cut-off as epoch ms, parsed once: the check runs on every request of a local user. */
 const cutOffs = new WeakMap<LocalAccount, number>();
@@ -35,7 +35,7 @@ export function accountAccepts(account: LocalAccount | undefined, actor: Pick<Ac
   return !account.tokensValidAfter || actor.issuedAt.getTime() >= cutOffOf(account as LocalAccount & { tokensValidAfter: string });
 }
 
-export interface SessionRevocations {
+interface SessionRevocations {
   /** Tells every replica; resolves once the notice is on the bus. */
   announce(revocation: Revocation): Promise<void>;
   /** Called on every replica (this one included) with a test for the sessions the revocation cut off. */

@@ -9,10 +9,10 @@ export const TICKET_TTL_MS = 30_000;
 const INVALID_TICKET = 'invalid or expired ticket';
 const TICKET_SHAPE = /^[A-Za-z0-9_-]{32,128}$/;
 
-export const ticketKey = (ticket: string) => `ticket:${ticket}`;
+const ticketKey = (ticket: string) => `ticket:${ticket}`;
 
 /** WebSocket tickets: single-use, short-lived, standing in for the token the browser cannot put on `/ws`. */
-export interface Tickets {
+interface Tickets {
   issue(actor: Actor): Promise<api.WsTicket>;
   redeem(ticket: string): Promise<Actor>;
 }

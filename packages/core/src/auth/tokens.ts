@@ -30,7 +30,7 @@ export const INVALID_TOKEN = 'invalid or expired token';
 
 const MAX_TOKEN_LENGTH = 8192;
 
-export const revokedKey = (jti: string) => `revoked:${jti}`;
+const revokedKey = (jti: string) => `revoked:${jti}`;
 
 export interface Tokens {
   /** `notBefore`: the account's tokensValidAfter; the token's iat is never earlier (see local-account.ts). */
@@ -43,7 +43,7 @@ export interface Tokens {
   revoke(actor: Actor): Promise<void>;
 }
 
-export interface TokenOptions {
+interface TokenOptions {
   key: Uint8Array;
   issuer: string;
   ttlSeconds: number;

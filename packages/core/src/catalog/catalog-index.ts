@@ -10,7 +10,7 @@ import type { CatalogEntry } from './types.js';
 export type CatalogChange = 'add' | 'update' | 'delete';
 
 /** The catalog's entries by name, as the RGD informer has them, with the sorted views derived from them. */
-export interface CatalogIndex {
+interface CatalogIndex {
   get(name: string): IndexedEntry | undefined;
   /** Every entry in one order, sorted once per change and order, not per request. */
   sortedBy(sortBy: RgdSortBy, order: SortOrder): IndexedEntry[];
@@ -21,7 +21,7 @@ export interface CatalogIndex {
   close(): void;
 }
 
-export interface CatalogIndexDeps {
+interface CatalogIndexDeps {
   rgds: Informer;
   schemas: SchemaCache;
   revisions: RevisionLog;

@@ -21,7 +21,7 @@ const wholeNumber = (value: unknown, fallback: number, max = Number.MAX_SAFE_INT
 };
 
 /** Read on every list, not once: whoever made the catalog may supply them later. */
-export interface CatalogListDeps {
+interface CatalogListDeps {
   /** Instances per RGD name that `actor` may see; undefined when the catalog has no instance counts. */
   instanceCounts?: (actor: Actor, names?: readonly string[]) => ReadonlyMap<string, number>;
   /** Moves whenever `instanceCounts` may answer differently (see CatalogDeps). */

@@ -17,7 +17,7 @@ export function isNewer(candidate: string | undefined, cached: string | undefine
 }
 
 /** An informer's cache of frozen objects and its listeners, who hear every change to it. */
-export interface InformerCache extends Pick<Informer, 'list' | 'get' | 'on'> {
+interface InformerCache extends Pick<Informer, 'list' | 'get' | 'on'> {
   /** A watched ADDED or MODIFIED: kept unless the cache already holds that version or a newer one. */
   upsert(object: KubeObject): void;
   /** A watched DELETED. */

@@ -14,7 +14,7 @@ export interface Recipient {
  * time. Membership is re-read from the authorizer on every policy change (its onChange runs right after the
  * new policies are swapped in), so this never lags behind the policy it pre-filters for.
  */
-export interface Audience<Connection extends Recipient> {
+interface Audience<Connection extends Recipient> {
   add(conn: Connection): void;
   remove(conn: Connection): void;
   /** Re-reads every connection's memberships (after a policy change). */

@@ -44,7 +44,7 @@ export type DecisionMemo = Map<Principal, boolean>;
  * and before any other event can be handled, so no decision from an older policy is ever used after a change.
  * Bounded: past `maxEntries` decisions or objects it starts over (a decision is only ever recomputed, never guessed).
  */
-export interface DecisionCache {
+interface DecisionCache {
   /** The memo for one object; look up and `remember` through it for each socket of an event. */
   memoFor(object: string): DecisionMemo;
   remember(memo: DecisionMemo, principal: Principal, allowed: boolean): void;

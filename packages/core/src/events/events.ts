@@ -18,7 +18,7 @@ const maxPending = 10_000;
 const retryDelayMs = (attempt: number) => Math.min(2_000, 50 * 2 ** Math.min(attempt, 6));
 
 /** Why clients are told to refetch (the `reason` of a `resync` event). */
-export const resyncReasons = {
+const resyncReasons = {
   /** This replica's subscription was interrupted: messages published meanwhile never reached it. */
   gap: 'events-gap',
   /** This replica could not publish for so long that it dropped what it held. */

@@ -9,7 +9,7 @@ import { DOMParser, type Element, type Node } from '@xmldom/xmldom';
  * is served as the parser's own serialisation of the checked tree, so the bytes served are the tree that was
  * checked, not a text another parser might read differently.
  */
-export type SvgCheck = { ok: true; svg: string } | { ok: false; reason: string };
+type SvgCheck = { ok: true; svg: string } | { ok: false; reason: string };
 
 /** Icons are small: 64 KiB (UTF-8) is far above any icon set's largest, and bounds the parse. */
 export const MAX_SVG_BYTES = 64 * 1024;

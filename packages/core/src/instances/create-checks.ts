@@ -21,7 +21,7 @@ export interface CreationPlan {
   mode: DeploymentMode;
 }
 
-export interface CreateCheckDeps {
+interface CreateCheckDeps {
   catalog: Pick<Catalog, 'entry' | 'entryForKind' | 'schemaOf' | 'visibleTo'>;
   authz: Authorizer;
   projects: Informer;

@@ -9,7 +9,7 @@ import { describeKey, shortName, timestamp, type InstanceAccess } from './instan
 import { toInstance } from './instance-resource.js';
 import { readTimeline, timelineAnnotation, withEntry } from './timeline.js';
 
-export interface DeleteInstanceDeps {
+interface DeleteInstanceDeps {
   cluster: Cluster;
   logger: Logger;
   index: InstanceIndex;

@@ -17,7 +17,7 @@ function highestVersion(objects: KubeObject[]): string {
   return best;
 }
 
-export interface IndexKinds {
+interface IndexKinds {
   /** Starts an informer for every catalog kind and follows catalog changes; resolves when all have synced. */
   start(): Promise<void>;
   /** Stops every informer and stops following the catalog (the store is the caller's to clear). */
@@ -27,7 +27,7 @@ export interface IndexKinds {
   settled(): Promise<void>;
 }
 
-export interface IndexKindsDeps {
+interface IndexKindsDeps {
   cluster: Cluster;
   catalog: CatalogSource;
   createInformer: CreateInformer;

@@ -10,7 +10,7 @@ import { createSortedViews } from './sorted-views.js';
 export const gvk = (e: { group: string; version: string; kind: string }) => `${e.group}/${e.version}/${e.kind}`;
 
 /** The kind an object is indexed under: its ref and the catalog entry serving it. */
-export type IndexedKind = Pick<WatchedKind, 'ref' | 'entry'>;
+type IndexedKind = Pick<WatchedKind, 'ref' | 'entry'>;
 
 /** The index's in-memory maps and what requests read from them. */
 export interface IndexStore

@@ -10,12 +10,12 @@ import type { IndexedInstance, InstanceIndex } from './instance-index.js';
  * its roles reach instances, with those whose rules are item-level (`some`) named so each of their instances is
  * decided with `can`. Decided per role from its compiled policy lines, not per instance.
  */
-export interface Reach {
+interface Reach {
   projects?: string[];
   itemLevel: ReadonlySet<string>;
 }
 
-export function reachOf(authz: Authorizer, actor: Actor, onlyProject?: string): Reach {
+function reachOf(authz: Authorizer, actor: Actor, onlyProject?: string): Reach {
   if (authz.isServerAdmin(actor)) return { projects: onlyProject === undefined ? undefined : [onlyProject], itemLevel: new Set() };
   const projects: string[] = [];
   const itemLevel = new Set<string>();
@@ -29,15 +29,6 @@ export function reachOf(authz: Authorizer, actor: Actor, onlyProject?: string): 
   return { projects, itemLevel };
 }
 
-/** The instances `actor` may `get`, project by project: only its member projects (all for a Server Admin). */
-export function* visibleInstances(index: InstanceIndex, authz: Authorizer, actor: Actor, onlyProject?: string): Generator<IndexedInstance> {
-  const reach = reachOf(authz, actor, onlyProject);
-  const projects = reach.projects ?? index.projects();
-  for (const project of projects) {
-    const decide = reach.itemLevel.has(project);
-    for (const item of index.inProject(project)) if (!decide || authz.can(actor, 'get', item.rbacObject)) yield item;
-  }
-}
 
 /** How many instances `actor` may see: maintained counts for whole projects, a counted walk for item-level ones. */
 export function visibleCount(index: InstanceIndex, authz: Authorizer, actor: Actor): number {

@@ -9,7 +9,7 @@ import { visibleCount, visibleRgdCounts } from './list-query.js';
 /** Members' instance counts kept at once (per set of subjects and page of RGDs); the oldest goes first. */
 const maxMemberCounts = 1_000;
 
-export interface MemberCounts extends Disposable {
+interface MemberCounts extends Disposable {
   /** Instances per RGD name that `actor` may see (only `names`, when given). */
   countsFor(actor: Actor, names?: readonly string[]): ReadonlyMap<string, number>;
   /** How many instances `actor` may see. */

@@ -44,7 +44,7 @@ interface View<T extends Sortable> extends SortedView<T> {
   compare: (a: T, b: T) => number;
 }
 
-export const viewKey = (spec: ViewSpec) =>
+const viewKey = (spec: ViewSpec) =>
   [spec.sortBy, spec.projects?.join(',') ?? '*', spec.namespace ?? '', spec.kind ?? '', spec.rgdName ?? '', spec.health ?? ''].join('\u0000');
 
 /**

@@ -97,10 +97,10 @@ export function withEntry(entries: readonly api.TimelineEntry[], entry: api.Time
 }
 
 /** The state a status entry records: kro's `status.state` ('' before kro has looked). */
-export const recordedStateOf = (obj: KubeObject): string => (typeof obj.status?.state === 'string' ? obj.status.state : '');
+const recordedStateOf = (obj: KubeObject): string => (typeof obj.status?.state === 'string' ? obj.status.state : '');
 
 /** The state the last status entry moved to ('' when none was recorded yet). */
-export function lastRecordedState(entries: readonly api.TimelineEntry[]): string {
+function lastRecordedState(entries: readonly api.TimelineEntry[]): string {
   for (let i = entries.length - 1; i >= 0; i--) if (entries[i].type === 'status') return entries[i].toState ?? '';
   return '';
 }

@@ -28,7 +28,7 @@ type Scope = 'ip' | 'user';
 
 // Usernames compare case-insensitively here so `Admin` and `admin` share one counter.
 const subjectKey = (scope: Scope, value: string) => `${scope}:${keyPart(scope === 'user' ? value.trim().toLowerCase() : value)}`;
-export interface LockoutOptions {
+interface LockoutOptions {
   kv: KeyValue;
   rule: RateLimitRule;
   now?: () => number;

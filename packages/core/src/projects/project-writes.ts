@@ -15,7 +15,7 @@ const bindingAttempts = 5;
  * Writes to Project resources: each goes to the cluster with the resourceVersion it was decided on, and returns
  * only after the informer (and with it the authorizer) shows it.
  */
-export interface ProjectWrites {
+interface ProjectWrites {
   /** The project as the informer has it (in Portico's namespace). */
   cached(name: string): KubeObject | undefined;
   /** Waits for the informer to show a write; logs (does not fail) when it does not in time. */
@@ -30,7 +30,7 @@ export interface ProjectWrites {
   changeBinding(name: string, role: string, type: api.BindingType, change: (subjects: string[]) => string[] | 'unchanged'): Promise<void>;
 }
 
-export interface ProjectWritesDeps {
+interface ProjectWritesDeps {
   cluster: Cluster;
   /** The informer over Project resources. */
   projects: Informer;

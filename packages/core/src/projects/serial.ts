@@ -2,7 +2,7 @@
  * Runs tasks that share a key one after another, in call order; tasks with different keys run concurrently.
  * A failed task does not stop the ones queued behind it. Keys are forgotten once their queue drains.
  */
-export type Serially = <T>(key: string, task: () => Promise<T>) => Promise<T>;
+type Serially = <T>(key: string, task: () => Promise<T>) => Promise<T>;
 
 export function createSerially(): Serially {
   const tails = new Map<string, Promise<void>>();

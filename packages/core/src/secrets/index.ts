@@ -1,1 +1,1 @@
-export { createSecrets, secretAnnotations, secretLabels } from './secrets.js';
+export { createSecrets } from './secrets.js';

@@ -9,7 +9,7 @@ import { projectSpecOf } from '../projects/project-resource.js';
 import type { Authorizer, SecretsService } from '../types.js';
 import { parseInput } from '../validation.js';
 
-export interface SecretsDeps {
+interface SecretsDeps {
   cluster: Cluster;
   /** The Project informer: which projects exist and where they may deploy. */
   projects: Informer;
@@ -17,8 +17,8 @@ export interface SecretsDeps {
   config: Pick<PorticoConfig, 'kubernetes'>;
 }
 
-export const secretLabels = { project: 'portico.dev/project' } as const;
-export const secretAnnotations = { createdBy: 'portico.dev/created-by', updatedAt: 'portico.dev/updated-at' } as const;
+const secretLabels = { project: 'portico.dev/project' } as const;
+const secretAnnotations = { createdBy: 'portico.dev/created-by', updatedAt: 'portico.dev/updated-at' } as const;
 
 const encode = (data: Record<string, string>) => Object.fromEntries(Object.entries(data).map(([k, v]) => [k, Buffer.from(v, 'utf8').toString('base64')]));
 const decode = (data: Record<string, string>) => Object.fromEntries(Object.entries(data).map(([k, v]) => [k, Buffer.from(v, 'base64').toString('utf8')]));

@@ -1,9 +1,5 @@
 import { z } from 'zod';
 
-/** Features a license can grant (contract §12.1). */
-export const licenseFeatures = ['audit', 'compliance', 'categories', 'views', 'secrets'] as const;
-export type LicenseFeature = (typeof licenseFeatures)[number];
-
 /**
  * The claims of a license JWT. Unknown features are kept (a newer license on an older build must still
  * verify) but grant nothing here.

@@ -1,7 +1,7 @@
 import type { Database } from '../db/health.js';
 
 /** A seat is a distinct user seen in this window (contract §12.1). */
-export const SEAT_WINDOW_DAYS = 30;
+const SEAT_WINDOW_DAYS = 30;
 /** A user's activity is written at most this often per replica: one row update per user per minute. */
 const TOUCH_EVERY_MS = 60_000;
 const REFRESH_EVERY_MS = 30_000;

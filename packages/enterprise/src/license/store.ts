@@ -1,7 +1,7 @@
 import { createInformer, createSecretStore, resources, type Cluster, type Logger } from '@portico/core';
 
 /** The cluster Secret holding the applied license, in Portico's namespace: every replica and restart sees it. */
-export const LICENSE_SECRET = 'portico-license';
+const LICENSE_SECRET = 'portico-license';
 const TOKEN_KEY = 'license.jwt';
 
 export interface LicenseStore {

@@ -46,5 +46,3 @@ export function createAssetServer(dir: string = getAbsoluteFSPath()) {
     },
   };
 }
-
-export type AssetServer = ReturnType<typeof createAssetServer>;

@@ -14,7 +14,7 @@ export interface Reply {
 export type { RouteBody, RouteParams, RouteQuery } from '@portico/api';
 
 /** What a handler returns: its route's response schema's input (undefined for 204 and 302). */
-export type RouteResult<K extends RouteId> = (typeof routeById)[K] extends { response: infer S extends z.ZodType } ? z.input<S> : void;
+type RouteResult<K extends RouteId> = (typeof routeById)[K] extends { response: infer S extends z.ZodType } ? z.input<S> : void;
 
 /** One call of a route: the input has already been validated with the route's schemas. */
 export interface Call<K extends RouteId = RouteId> {
@@ -34,7 +34,7 @@ export type Handler = (call: Call<never>) => unknown;
 type Awaitable<T> = T | Promise<T>;
 
 /** Handlers keyed by route id, each typed from its route's schemas: nothing about a route is spelt twice. */
-export type RouteHandlers = { [K in RouteId]?: (call: Call<K>) => Awaitable<RouteResult<K>> };
+type RouteHandlers = { [K in RouteId]?: (call: Call<K>) => Awaitable<RouteResult<K>> };
 
 /** Declares handlers of the OSS route table; parameters, query, body and result types come from the table. */
 export const routeHandlers = <T extends RouteHandlers>(handlers: T): T => handlers;

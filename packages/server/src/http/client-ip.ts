@@ -7,7 +7,7 @@ export const normalizeIp = (ip: string) => (ip.startsWith('::ffff:') && isIP(ip.
 
 const firstHeader = (value: string | string[] | undefined) => (Array.isArray(value) ? value.join(',') : value);
 
-export interface PeerFacts {
+interface PeerFacts {
   /** The address rate limits and logs use. */
   ip: string;
   /** The request reached us over TLS, directly or through a trusted proxy. */

@@ -3,7 +3,7 @@ import type { RateLimitBucket, RouteDef } from '@portico/api';
 import { rateLimitHeaders, type Actor, type RateLimitState } from '@portico/core';
 
 /** The part of core's `Limits` the pipeline uses. */
-export interface RateLimitChecks {
+interface RateLimitChecks {
   check(name: RateLimitBucket | 'user', key: string): Promise<RateLimitState | undefined>;
 }
 

@@ -14,7 +14,7 @@ export interface RouteTable {
 }
 
 /** What runs for a matched path: raw (still URI-encoded) parameter values by name. */
-export type Endpoint = (req: IncomingMessage & { path: string }, res: ServerResponse, params: Record<string, string>) => unknown;
+type Endpoint = (req: IncomingMessage & { path: string }, res: ServerResponse, params: Record<string, string>) => unknown;
 
 export interface RouterEntry {
   method: string;
@@ -22,7 +22,7 @@ export interface RouterEntry {
   endpoint: Endpoint;
 }
 
-export interface Router {
+interface Router {
   /** The first entry, in static-before-parameter order, whose method and path match; HEAD is answered as GET. */
   find(method: string, pathname: string): { endpoint: Endpoint; params: Record<string, string> } | undefined;
   /** The methods the template `pathname` names accepts (as `find` picks it), for 405's `Allow` header. */

@@ -4,7 +4,7 @@ import { peerFacts, trustedProxySet } from '../http/client-ip.js';
 import { actorOfUpgrade, allowedOriginSet, assertOriginAllowed, tooManySockets } from './handshake.js';
 
 /** Who may open a socket: the per-IP lockout, the origin, the ticket, then the user's socket quota. */
-export interface Admission {
+interface Admission {
   /** The actor of an upgrade that passed every check, with a socket slot held for it; throws the refusal. */
   admit(req: http.IncomingMessage, url: URL): Promise<Actor>;
   /** Gives a held slot back (the socket closed, or the upgrade never completed). */

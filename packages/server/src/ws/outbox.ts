@@ -30,7 +30,7 @@ export interface Outbox<R extends Recipient> {
   close(): void;
 }
 
-export interface OutboxOptions<R extends Recipient> {
+interface OutboxOptions<R extends Recipient> {
   /** A socket that would hold more unsent bytes than this is not written to: `onOverflow` decides its fate. */
   maxBufferBytes: number;
   onOverflow(recipient: R, buffered: number): void;

@@ -54,7 +54,7 @@ export interface StoredChange {
 const SNAPSHOT = 'snapshot.ndjson';
 const JOURNAL = 'journal.ndjson';
 const RETIRED_JOURNAL = 'journal.retired.ndjson';
-export const TEMP_SUFFIX = '.tmp';
+const TEMP_SUFFIX = '.tmp';
 /** A journal shorter than this is never worth rewriting the snapshot for. */
 const MIN_COMPACTION_LINES = 10_000;
 
@@ -73,7 +73,7 @@ async function fsyncDir(dir: string): Promise<void> {
 }
 
 /** Writes `chunks` to `file` atomically: a temp file in the same folder, fsync, rename, fsync of the folder. */
-export async function atomicWriteFile(file: string, chunks: Iterable<string>): Promise<void> {
+async function atomicWriteFile(file: string, chunks: Iterable<string>): Promise<void> {
   const dir = path.dirname(file);
   const temp = path.join(dir, `.${path.basename(file)}.${randomUUID()}${TEMP_SUFFIX}`);
   try {

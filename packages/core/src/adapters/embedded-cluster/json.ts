@@ -1,7 +1,5 @@
 /** Plain-JSON helpers for the embedded store: objects are JSON values, so these stay small and exact. */
 
-export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
-
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /**

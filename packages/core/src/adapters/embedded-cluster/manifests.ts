@@ -10,7 +10,7 @@ import type { ObjectStore } from './object-store.js';
 
 export const LAST_APPLIED_HASH_ANNOTATION = 'portico.dev/last-applied-hash';
 
-export interface ManifestDocument {
+interface ManifestDocument {
   file: string;
   index: number;
   object: KubeObject;
@@ -50,7 +50,7 @@ function parseDocuments(text: string): unknown[] {
   return parseAllDocuments(text).map((doc) => (doc.errors.length > 0 ? new Error(doc.errors[0].message) : (doc.toJS() as unknown)));
 }
 
-export interface ManifestFile {
+interface ManifestFile {
   file: string;
   text: string;
 }

@@ -37,7 +37,7 @@ interface RefLog {
   watchers: Set<Watcher>;
 }
 
-export interface WatchHubOptions {
+interface WatchHubOptions {
   maxEvents: number;
   startVersion: number;
   /** A watch handler threw: reported here, and the watch goes on with its next event. */

@@ -1,1 +1,1 @@
-export { createKubernetesCluster, type KubernetesClusterOptions } from './kubernetes-cluster.js';
+export { createKubernetesCluster } from './kubernetes-cluster.js';

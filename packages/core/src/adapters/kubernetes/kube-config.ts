@@ -2,7 +2,7 @@ import { createRequire } from 'node:module';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { PorticoError } from '../../errors.js';
 
-export interface KubeConfigSource {
+interface KubeConfigSource {
   /** Use the pod's service account (KUBERNETES_IN_CLUSTER=true). */
   inCluster: boolean;
   /** A kubeconfig file; otherwise KUBECONFIG or ~/.kube/config. */

@@ -6,7 +6,7 @@ import { isServerSide, statusOf, type KubeStatus } from './kube-errors.js';
 import { collectionPath } from './paths.js';
 import { parseBody, readBody, type KubeTransport } from './transport.js';
 
-export interface WatchArgs {
+interface WatchArgs {
   transport: KubeTransport;
   ref: ResourceRef;
   namespace?: string;

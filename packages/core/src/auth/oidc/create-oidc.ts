@@ -28,8 +28,8 @@ export interface OidcDeps {
   now?: () => number;
 }
 
-export const INVALID_STATE = 'invalid or expired sign-in state';
-export const INVALID_CODE = 'invalid or expired code';
+const INVALID_STATE = 'invalid or expired sign-in state';
+const INVALID_CODE = 'invalid or expired code';
 
 /** Provider errors passed on by name (RFC 6749 §4.1.2.1, OIDC Core §3.1.2.6); any other becomes `idp_error`. */
 const PASSED_ON_ERRORS = new Set([

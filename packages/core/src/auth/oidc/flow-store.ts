@@ -9,8 +9,8 @@ const TOKEN_SHAPE = /^[A-Za-z0-9_-]{43}$/;
 /** RFC 7636 S256: BASE64URL(SHA256(verifier)). */
 export const pkceChallenge = (verifier: string) => createHash('sha256').update(verifier).digest('base64url');
 
-export const STATE_TTL_MS = 5 * 60 * 1000;
-export const CODE_TTL_MS = 30 * 1000;
+const STATE_TTL_MS = 5 * 60 * 1000;
+const CODE_TTL_MS = 30 * 1000;
 
 /** What a sign-in in progress remembers between the redirect to the provider and the callback. */
 export interface PendingSignIn {
@@ -75,5 +75,3 @@ export function createFlowStore(kv: KeyValue, now: () => number) {
     },
   };
 }
-
-export type FlowStore = ReturnType<typeof createFlowStore>;

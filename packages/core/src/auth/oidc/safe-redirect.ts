@@ -7,7 +7,7 @@ const UNSAFE = /[\u0000-\u0020\u007f-\u00a0\u1680\u2000-\u200f\u2028\u2029\u202f
 const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '[::1]']);
 const PLACEHOLDER = 'http://relative.invalid';
 
-export const DEFAULT_REDIRECT = '/';
+const DEFAULT_REDIRECT = '/';
 
 const refused = () =>
   badRequest('redirect must be a relative path or an allowed origin', { parameter: 'redirect' });

@@ -35,9 +35,9 @@ export interface OidcProviderSettings {
 
 export const OIDC_SECRET = 'portico-oidc';
 export const clientSecretKey = (provider: string) => `${provider}-client-secret`;
-export const CALLBACK_PATH = '/api/v1/auth/oidc/callback';
-export const DEFAULT_SCOPES = ['openid', 'profile', 'email', 'groups'];
-export const DEFAULT_GROUPS_CLAIM = 'groups';
+const CALLBACK_PATH = '/api/v1/auth/oidc/callback';
+const DEFAULT_SCOPES = ['openid', 'profile', 'email', 'groups'];
+const DEFAULT_GROUPS_CLAIM = 'groups';
 
 const noControl = (s: string) => !/[\u0000-\u001f\u007f]/.test(s);
 

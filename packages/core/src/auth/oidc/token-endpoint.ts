@@ -2,13 +2,13 @@ import type { ProviderMetadata } from './discovery.js';
 import { fetchJson } from './http.js';
 import type { OidcProviderSettings, TokenEndpointAuthMethod } from './settings.js';
 
-export interface CodeExchange {
+interface CodeExchange {
   code: string;
   verifier: string;
   clientSecret: string | undefined;
 }
 
-export interface ProviderTokens {
+interface ProviderTokens {
   idToken: string;
   accessToken?: string;
 }

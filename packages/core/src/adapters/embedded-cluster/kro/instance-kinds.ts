@@ -18,7 +18,7 @@ export interface ManagedKind {
   graph: ResourceDescription[];
 }
 
-export interface WorkItem {
+interface WorkItem {
   kind: ManagedKind;
   key: string;
 }
@@ -34,7 +34,7 @@ export interface InstanceKinds {
   close(): void;
 }
 
-export interface InstanceKindsDeps {
+interface InstanceKindsDeps {
   cluster: Cluster;
   informerOptions: InformerOptions;
   writes: KroWrites;

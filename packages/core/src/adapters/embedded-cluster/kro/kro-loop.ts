@@ -5,7 +5,7 @@ const FAILED_STEP_RETRY_MS = 250;
 
 const tick = () => new Promise<void>((resolve) => setImmediate(resolve));
 
-export interface StepLoop {
+interface StepLoop {
   /** Something changed: from idle react at once (kro reacts to watch events); while walking, one step per stepMs. */
   wake(): void;
   idle(): boolean;
@@ -14,7 +14,7 @@ export interface StepLoop {
   stop(): Promise<void>;
 }
 
-export interface StepLoopOptions {
+interface StepLoopOptions {
   stepMs: number;
   logger: Logger;
   /** The loop went idle: nothing to do until the next wake. */
@@ -76,7 +76,7 @@ export function createStepLoop(step: () => Promise<boolean>, { stepMs, logger, o
 }
 
 /** Callers waiting for a condition, released when it holds at a notify. */
-export interface Waiters {
+interface Waiters {
   notify(): void;
   /** Resolves once the condition holds, after watch events already on their way have landed. */
   wait(): Promise<void>;

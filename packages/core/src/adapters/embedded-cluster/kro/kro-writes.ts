@@ -32,7 +32,7 @@ export interface KroWrites {
 export const idOf = (ref: ResourceRef, key: string) => `${refKey(ref)}|${key}`;
 
 /** Resource versions are opaque, but the API server's and ours are integers: compare them when they are. */
-export function newerThan(candidate: string | undefined, known: string | undefined): boolean {
+function newerThan(candidate: string | undefined, known: string | undefined): boolean {
   if (!candidate || !known) return candidate !== known;
   if (/^\d+$/.test(candidate) && /^\d+$/.test(known)) return BigInt(candidate) > BigInt(known);
   return candidate !== known;

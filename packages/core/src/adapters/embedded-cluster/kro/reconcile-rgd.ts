@@ -7,7 +7,7 @@ import { rgdActiveConditions, rgdInactiveConditions, sameStatus } from './kro-st
 import type { KroWrites } from './kro-writes.js';
 import { analyseResources } from './resource-graph.js';
 
-export interface RgdReconcileDeps {
+interface RgdReconcileDeps {
   rgdInformer: Informer;
   writes: KroWrites;
   kinds: Pick<InstanceKinds, 'adopt' | 'disown'>;

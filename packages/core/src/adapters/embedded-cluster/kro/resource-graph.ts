@@ -4,12 +4,12 @@ import { resourceGraph } from '../../../catalog/dependencies.js';
  * The dependency graph of an RGD's `spec.resources`, as kro builds it: resource B depends on A when one of
  * B's CEL expressions (`${...}` in template, externalRef, readyWhen, includeWhen, forEach) reads `A.…`.
  */
-export interface GraphResource {
+interface GraphResource {
   id: string;
   dependsOn: string[];
 }
 
-export type GraphResult = { ok: true; order: string[]; resources: GraphResource[] } | { ok: false; message: string };
+type GraphResult = { ok: true; order: string[]; resources: GraphResource[] } | { ok: false; message: string };
 
 export function analyseResources(raw: unknown): GraphResult {
   const list = Array.isArray(raw) ? raw : [];
