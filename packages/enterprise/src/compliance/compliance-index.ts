@@ -66,15 +66,19 @@ export function createComplianceIndex(deps: { cluster: Cluster; projects: Projec
     }
   };
 
-  const projectOfResource = (r: ViolationChange['resource']) => projects.projectOf(r.namespace || (r.kind === 'Namespace' && r.apiGroup === '' ? r.name : ''));
-  // A project created or re-pointed later: the violations of its namespaces are its members' from now on.
+  /** `project` and `object` of a violation: its instance's, else its namespace's project (projects-by-namespace.ts). */
+  const ownerOf = (r: ViolationChange['resource']) => {
+    const owner = projects.ownerOf(r);
+    return { ...(owner.project ? { project: owner.project } : {}), ...(owner.object ? { object: owner.object } : {}) };
+  };
+  // A project created or re-pointed later, an instance that appeared or moved: the violations follow their owner.
   const projectSubscription = projects.onChange(() => {
     for (const violations of byConstraint.values()) {
       for (const [key, v] of violations) {
-        const project = projectOfResource(v.resource);
-        if (project === v.project) continue;
-        const { project: _old, ...rest } = v;
-        violations.set(key, project ? { ...rest, project } : rest);
+        const owner = ownerOf(v.resource);
+        if (owner.project === v.project && owner.object === v.object) continue;
+        const { project: _project, object: _object, ...rest } = v;
+        violations.set(key, { ...rest, ...owner });
         [sorted, byProject] = [undefined, undefined];
       }
     }
@@ -89,8 +93,7 @@ export function createComplianceIndex(deps: { cluster: Cluster; projects: Projec
       const resource = { kind: v.kind, namespace: v.namespace ?? '', name: v.name, apiGroup: v.group };
       const base = { constraintKind: obj.kind, constraintName: obj.metadata.name, resource, message: v.message };
       const key = violationKey(base);
-      const project = projectOfResource(resource);
-      out.set(key, { action: 'add', key, ...base, enforcementAction, ...(project ? { project } : {}), observedAt });
+      out.set(key, { action: 'add', key, ...base, enforcementAction, ...ownerOf(resource), observedAt });
     }
     return out;
   }

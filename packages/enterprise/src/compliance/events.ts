@@ -18,7 +18,8 @@ function violationEvent(change: ViolationChange): DomainEvent {
     ...(change.project ? { project: change.project } : {}),
   };
   // No uid/resourceVersion: several violations of one constraint change travel together and must all arrive.
-  return { type: 'violation_update', project: change.project, namespace: change.resource.namespace, name: change.resource.name, data };
+  // `object`: the instance the violation belongs to, so a member denied that instance does not receive it.
+  return { type: 'violation_update', project: change.project, object: change.object, namespace: change.resource.namespace, name: change.resource.name, data };
 }
 
 function eventsOf(change: PolicyChange): DomainEvent[] {
@@ -55,7 +56,7 @@ export function complianceEventStream(access: ComplianceAccess): EventStream {
     resourceType: 'violations',
     eventTypes: complianceEventTypes,
     visibleTo(actor, event) {
-      if (event.type === 'violation_update') return access.violationFilter(actor)({ project: event.project });
+      if (event.type === 'violation_update') return access.violationFilter(actor)({ project: event.project, object: event.object });
       return access.readsPolicies(actor);
     },
   };

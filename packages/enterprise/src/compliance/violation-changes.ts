@@ -34,8 +34,13 @@ export interface ViolationChange {
   resource: ViolatingResource;
   message: string;
   enforcementAction: EnforcementAction;
-  /** The Portico project whose namespace holds the resource; absent for cluster-scoped or unowned ones. */
+  /**
+   * The Portico project the resource belongs to: its instance's (the instance's own, or the one whose child it
+   * is), else the project whose namespace holds it; absent when none does.
+   */
   project?: string;
+  /** The RBAC object of the instance it belongs to: a member sees the violation only if they may `get` that. */
+  object?: string;
   /** RFC 3339 UTC: when this replica saw the change. */
   observedAt: string;
 }
