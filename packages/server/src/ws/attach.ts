@@ -1,14 +1,15 @@
 import type http from 'node:http';
 import type { Duplex } from 'node:stream';
 import { wsCloseCodes } from '@portico/api';
-import { badRequest, createEventAudience, createPrincipals, type Actor, type DomainEvent, type Portico, type Principal } from '@portico/core';
+import { badRequest, createEventAudience, createPrincipals, type Actor, type Portico } from '@portico/core';
 import { WebSocketServer, type WebSocket } from 'ws';
-import { frame, handleClientMessage, reply, type Connection } from './connection.js';
+import { handleClientMessage, type Connection } from './connection.js';
 import { createAdmission } from './admission.js';
+import { createCountsSender } from './counts.js';
+import { followEvents } from './event-feed.js';
 import { rejectUpgrade, shuttingDown, upgradeNotFound } from './handshake.js';
+import { startHeartbeat } from './heartbeat.js';
 import { createOutbox } from './outbox.js';
-import { anyMatches } from './subscriptions.js';
-import { textFrame, type WireFrame } from './wire.js';
 
 export interface WebSocketOptions {
   /** Default `/ws`. */
@@ -30,8 +31,6 @@ export interface WebSocketHandle {
   connectionCount(): number;
 }
 
-/** counts_update frames go out at most this often per connection, however many changes arrive. */
-const countsIntervalMs = 250;
 /** How long close() waits for peers to answer the close handshake before cutting them off. */
 const closeGraceMs = 2_000;
 /** Client frames are small JSON (subscribe/ping); anything bigger is not ours. */
@@ -39,15 +38,11 @@ const maxClientFrameBytes = 16 * 1024;
 
 const closeCodes = wsCloseCodes;
 
-const timestampOf = (event: DomainEvent) => {
-  const t = (event as DomainEvent & { timestamp?: unknown }).timestamp;
-  return typeof t === 'string' ? t : new Date().toISOString();
-};
-
 /**
  * The live-status WebSocket of contract §7 on an existing HTTP server: ticket authentication at the upgrade,
  * subscriptions, events filtered per socket by current policy at send time, counts, heartbeats, and a bounded
- * send buffer per socket.
+ * send buffer per socket. The events are event-feed's, the counts counts', the pings heartbeat's; this file
+ * admits and keeps the connections.
  */
 export function attachWebSocket(server: http.Server, portico: Portico, opts: WebSocketOptions = {}): WebSocketHandle {
   const path = opts.path ?? '/ws';
@@ -83,123 +78,9 @@ export function attachWebSocket(server: http.Server, portico: Portico, opts: Web
     },
   });
 
-  /**
-   * One event: serialised and framed at most once, the same bytes queued for every socket that subscribed to it
-   * and that core says may see it now.
-   */
-  const fanOut = (event: DomainEvent) => {
-    const type = audience.resourceTypeOf(event);
-    if (!type) return;
-    const visibleTo = audience.visibleTo(event);
-    let wire: WireFrame | undefined;
-    for (const conn of audience.audienceOf(event)) {
-      if (conn.socket.readyState !== conn.socket.OPEN) continue;
-      if (!anyMatches(conn.filters, type, event)) continue;
-      if (!visibleTo(conn)) continue;
-      wire ??= textFrame(frame(event.type as 'instance_update', event.data, timestampOf(event)));
-      outbox.push(conn, wire);
-      opts.onEventSent?.(event.type);
-    }
-  };
-
-  // --- counts --------------------------------------------------------------------------------------------
-
-  const countsFor = (actor: Actor) => ({
-    rgdCount: portico.catalog.count(actor).count,
-    instanceCount: portico.instances.count(actor).count,
-  });
-
-  const sendCounts = (conn: Connection, counts = countsFor(conn.actor)) => {
-    const serialised = JSON.stringify(counts);
-    if (serialised === conn.lastCounts) return;
-    conn.lastCounts = serialised;
-    reply(conn, 'counts_update', counts);
-  };
-
-  let countsTimer: NodeJS.Timeout | undefined;
-  let lastCountsAt = 0;
-  const flushCounts = () => {
-    countsTimer = undefined;
-    lastCountsAt = Date.now();
-    const perPrincipal = new Map<Principal, ReturnType<typeof countsFor>>();
-    for (const conn of connections) {
-      if (conn.socket.readyState !== conn.socket.OPEN) continue;
-      let counts = perPrincipal.get(conn.principal);
-      if (!counts) perPrincipal.set(conn.principal, (counts = countsFor(conn.principal.actor)));
-      sendCounts(conn, counts);
-    }
-  };
-  /** Coalesces bursts of changes into one counts_update per connection per interval. */
-  const scheduleCounts = () => {
-    if (countsTimer || closing) return;
-    countsTimer = setTimeout(flushCounts, Math.max(0, lastCountsAt + countsIntervalMs - Date.now()));
-    countsTimer.unref();
-  };
-
-  /** A session revoked while the bus was down: its notice was lost with the gap. */
-  const closeIfRevoked = (conn: Connection) =>
-    portico.auth.sessionValid(conn.actor).then(
-      (valid) => {
-        if (!valid) conn.socket.close(closeCodes.sessionRevoked, 'session revoked');
-      },
-      (err: unknown) => logger.warn({ err, user: conn.actor.subject }, 'could not re-check a WebSocket session after an event gap'),
-    );
-
-  /**
-   * The event stream had a gap: every socket that follows something is told to refetch it, and every socket's
-   * session is checked again, since a revocation notice may have been lost with the gap.
-   */
-  const resyncAll = (event: DomainEvent) => {
-    const wire = textFrame(frame('resync', event.data, timestampOf(event)));
-    for (const conn of connections) {
-      if (conn.socket.readyState !== conn.socket.OPEN) continue;
-      if (conn.filters.length > 0) outbox.push(conn, wire);
-      void closeIfRevoked(conn);
-    }
-    scheduleCounts();
-  };
-
-  const eventSubscription = portico.events.onEvent((event) => {
-    try {
-      if (event.type === 'counts_changed') scheduleCounts();
-      else if (event.type === 'resync') resyncAll(event);
-      else fanOut(event);
-    } catch (err) {
-      logger.error({ err, type: event.type }, 'WebSocket fan-out failed');
-    }
-  });
-  // A binding added or removed changes what a user counts (core has already re-read who may see what).
-  const policySubscription = audience.onChange(scheduleCounts);
-
-  // A logout, password change or account deletion on any replica ends the sockets of the sessions it cut off.
-  const revocationSubscription = portico.auth.onSessionsRevoked((isRevoked) => {
-    for (const conn of connections) {
-      if (!isRevoked(conn.actor)) continue;
-      logger.info({ user: conn.actor.subject }, 'closing the WebSocket of a revoked session');
-      conn.socket.close(closeCodes.sessionRevoked, 'session revoked');
-    }
-  });
-
-  // --- heartbeat -----------------------------------------------------------------------------------------
-
-  const heartbeat = setInterval(() => {
-    const now = Date.now();
-    for (const conn of connections) {
-      if (!conn.alive) {
-        logger.debug({ user: conn.actor.subject }, 'dropping a WebSocket peer that did not answer the last ping');
-        conn.socket.terminate();
-        forget(conn);
-        continue;
-      }
-      if (conn.actor.expiresAt instanceof Date && conn.actor.expiresAt.getTime() <= now) {
-        conn.socket.close(closeCodes.policyViolation, 'session expired');
-        continue;
-      }
-      conn.alive = false;
-      conn.socket.ping();
-    }
-  }, heartbeatMs);
-  heartbeat.unref();
+  const counts = createCountsSender(portico, connections, () => closing);
+  const feed = followEvents({ portico, logger, audience, outbox, connections, counts, onEventSent: opts.onEventSent });
+  const stopHeartbeat = startHeartbeat(connections, heartbeatMs, logger, forget);
 
   // --- connections ---------------------------------------------------------------------------------------
 
@@ -213,7 +94,7 @@ export function attachWebSocket(server: http.Server, portico: Portico, opts: Web
     socket.on('message', (data, isBinary) => handleClientMessage(conn, data, isBinary, resourceTypes));
     socket.on('close', () => forget(conn));
     socket.on('error', (err) => logger.debug({ err, user: actor.subject }, 'WebSocket error'));
-    sendCounts(conn);
+    counts.send(conn);
     logger.debug({ user: actor.subject, connections: connections.size }, 'WebSocket connected');
   };
 
@@ -256,11 +137,9 @@ export function attachWebSocket(server: http.Server, portico: Portico, opts: Web
       if (closing) return;
       closing = true;
       server.off('upgrade', onUpgrade);
-      clearInterval(heartbeat);
-      clearTimeout(countsTimer);
-      eventSubscription.close();
-      policySubscription.close();
-      revocationSubscription.close();
+      stopHeartbeat();
+      counts.stop();
+      feed.close();
       audience.close();
       // What the last turn produced still goes out, before the close frames.
       outbox.flush();
