@@ -111,13 +111,35 @@ export type ViolationListQuery = z.infer<typeof ViolationListQuery>;
 export const TemplateParams = z.object({ name: DnsSubdomain });
 export const ConstraintParams = z.object({ kind: KindName, name: DnsSubdomain });
 
+/**
+ * A Kubernetes label key: an optional DNS-subdomain prefix and `/`, then a name of at most 63 characters
+ * (alphanumerics, `-`, `_`, `.`, starting and ending alphanumeric); a value is empty or such a name.
+ */
+const labelName = '[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?';
+export const KubeLabelKey = z
+  .string()
+  .max(317)
+  .regex(new RegExp(`^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?${labelName}$`), 'must be a Kubernetes label key ([prefix/]name)')
+  .refine((key) => !key.includes('/') || key.indexOf('/') <= 253, 'the prefix must be at most 253 characters');
+export const KubeLabels = z.record(KubeLabelKey, z.string().regex(new RegExp(`^(${labelName})?$`), 'must be a Kubernetes label value (at most 63 characters)'));
+
+/**
+ * The match of a new constraint: as Gatekeeper reads it, except that `namespaces`, when given, names at least one
+ * namespace (leave it out to match every namespace). Each entry's form and reach are checked by the server
+ * (§12.5: DNS-1123 labels or `prefix*` / `*suffix` patterns, none that could match a system namespace).
+ */
+export const CreateConstraintMatch = ConstraintMatch.extend({
+  namespaces: z.array(MatchNamespace).min(1, 'must name at least one namespace (leave it out to match every namespace)').max(200).optional(),
+});
+export type CreateConstraintMatch = z.infer<typeof CreateConstraintMatch>;
+
 export const CreateConstraintRequest = z.strictObject({
   name: DnsSubdomain,
   templateName: DnsSubdomain,
   enforcementAction: EnforcementAction.default('deny'),
-  match: ConstraintMatch.optional(),
-  parameters: z.record(z.string(), z.unknown()).optional(),
-  labels: Labels.optional(),
+  match: CreateConstraintMatch.optional(),
+  parameters: z.record(z.string(), z.unknown()).optional().describe('validated against the template\'s openAPIV3Schema (unknown fields refused); at most 64 KiB'),
+  labels: KubeLabels.optional(),
 });
 export type CreateConstraintRequest = z.infer<typeof CreateConstraintRequest>;
 

@@ -1,9 +1,9 @@
 import type * as api from '@portico/api/enterprise';
 import type { KubeObject } from '@portico/core';
 
-/** Gatekeeper's namespace patterns: a name, or a prefix ending in `*`. */
-const namespaceMatches = (pattern: string, namespace: string) =>
-  pattern.endsWith('*') ? namespace.startsWith(pattern.slice(0, -1)) : pattern === namespace;
+/** Gatekeeper's namespace patterns: a name, a prefix ending in `*`, or a suffix after a leading `*`. */
+export const namespaceMatches = (pattern: string, namespace: string) =>
+  pattern.endsWith('*') ? namespace.startsWith(pattern.slice(0, -1)) : pattern.startsWith('*') ? namespace.endsWith(pattern.slice(1)) : pattern === namespace;
 
 /** API groups by apiVersion: an audit asks for the same few tens of thousands of times. */
 const groups = new Map<string, string>();
@@ -18,7 +18,7 @@ export const groupOf = (apiVersion: string): string => {
 };
 
 /** The kinds a match names, as `group/kind` keys (`*` for any); empty: it matches every kind. */
-export function matchedKindKeys(match: api.ConstraintMatch): string[] {
+export function matchedKindKeys(match: Pick<api.ConstraintMatch, 'kinds'>): string[] {
   const keys: string[] = [];
   for (const entry of match.kinds) {
     const groups = entry.apiGroups.length === 0 ? ['*'] : entry.apiGroups;
@@ -30,8 +30,8 @@ export function matchedKindKeys(match: api.ConstraintMatch): string[] {
 
 /**
  * Whether a constraint's match selects an object, as Gatekeeper reads `spec.match`: kinds (by API group and
- * kind, `*` wildcards, no entry = every kind), scope, namespaces and excludedNamespaces (a `prefix*` pattern
- * allowed). A cluster-scoped object is never selected by a match that lists namespaces.
+ * kind, `*` wildcards, no entry = every kind), scope, namespaces and excludedNamespaces (`prefix*` and `*suffix`
+ * patterns allowed). A cluster-scoped object is never selected by a match that lists namespaces.
  */
 export function matches(match: api.ConstraintMatch, obj: Pick<KubeObject, 'apiVersion' | 'kind' | 'metadata'>): boolean {
   const namespace = obj.metadata.namespace ?? '';

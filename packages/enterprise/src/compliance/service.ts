@@ -16,6 +16,8 @@ export interface ComplianceDeps {
   cluster: Cluster;
   catalog: CatalogService;
   projects: ProjectsService;
+  /** Portico's own namespace (PORTICO_NAMESPACE): a constraint may not match it, as it may not match kube-system. */
+  porticoNamespace?: string;
 }
 
 /** One page of `items`, each of its items (only) turned into its wire form by `wire`. */
@@ -141,7 +143,7 @@ export function createComplianceService(deps: ComplianceDeps) {
       access.requireAdmin(actor, 'creating a constraint');
       const template = index.template(body.templateName);
       if (!template) throw notFound('constraint template', body.templateName);
-      assertConstraintInput(body, template);
+      assertConstraintInput(body, template, { porticoNamespace: deps.porticoNamespace });
       const kind = constraintKindOf(template);
       const ref = index.constraintRef(kind);
       if (!ref) throw new PorticoError('SERVICE_UNAVAILABLE', `Gatekeeper does not serve the constraint kind ${kind} yet`, { component: 'gatekeeper' }, { retryAfter: 5 });
