@@ -15,7 +15,7 @@ import { describeKey, shortName, timestamp, type InstanceAccess } from './instan
 import { instanceAnnotations, instanceManifest, toInstance } from './instance-resource.js';
 import { timelineAnnotation, withEntry } from './timeline.js';
 
-export interface CreateInstanceDeps {
+interface CreateInstanceDeps {
   cluster: Cluster;
   catalog: Catalog;
   authz: Authorizer;

@@ -15,7 +15,7 @@ import { readTimeline, timelineAnnotation, withEntry } from './timeline.js';
 /** Attempts of a PATCH without a client resourceVersion racing other writers (30 concurrent PATCHes all land). */
 const patchAttempts = 50;
 
-export interface PatchInstanceDeps {
+interface PatchInstanceDeps {
   cluster: Cluster;
   catalog: Catalog;
   index: InstanceIndex;

@@ -11,7 +11,7 @@ const timestampOf = (event: DomainEvent) => {
   return typeof t === 'string' ? t : new Date().toISOString();
 };
 
-export interface EventFeedDeps {
+interface EventFeedDeps {
   portico: Portico;
   logger: Logger;
   /** Who may receive an event: core's answer. */
