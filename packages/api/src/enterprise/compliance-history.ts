@@ -38,7 +38,12 @@ export const ViolationHistoryCount = z.object({
 export type ViolationHistoryCount = z.infer<typeof ViolationHistoryCount>;
 
 const Instant = z.iso.datetime({ offset: true, message: 'must be an RFC 3339 timestamp' });
-const Segment = '[^/]{1,253}';
+/**
+ * One segment of `Kind/name` or `Kind/namespace/name`: anything but `/` and control characters (C0, DEL, C1). A NUL
+ * or a line break in a filter is the caller's 400, checked before any query runs (PostgreSQL refuses a NUL in
+ * text, and an export must not fail after its first byte).
+ */
+const Segment = '[^/\\u0000-\\u001f\\u007f-\\u009f]{1,253}';
 
 /**
  * The filters of a listing, a count and an export. `since`/`until` select the records that were active at
