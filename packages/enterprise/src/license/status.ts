@@ -28,7 +28,8 @@ export function evaluateLicense(source: LicenseSource, now: Date): Evaluated {
   const expiresAt = claims.exp * 1000;
   const gracePeriodEnd = new Date(expiresAt + GRACE_PERIOD_MS);
   if (at < expiresAt) return { state: 'valid', message: `licensed to ${claims.sub} until ${iso(claims.exp)}`, claims };
-  if (at < gracePeriodEnd.getTime())
+  // The grace period includes its last millisecond: exactly 7 days after `exp` is still grace, a millisecond later is not.
+  if (at <= gracePeriodEnd.getTime())
     return { state: 'grace_period', message: `the license expired on ${iso(claims.exp)}; full service continues until ${gracePeriodEnd.toISOString()}`, claims, gracePeriodEnd };
   return { state: 'expired', message: `the license expired on ${iso(claims.exp)}; reads are served, changes need a renewed license`, claims, gracePeriodEnd };
 }

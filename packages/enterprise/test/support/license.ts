@@ -13,6 +13,8 @@ export interface LicenseOptions {
   /** `+365d`, `-8d`, or RFC 3339. */
   expires?: string;
   notBefore?: string;
+  /** The `edition` claim (default `enterprise`). */
+  edition?: string;
 }
 
 /** A license signed the way the docs tell people to: by running examples/enterprise/issue-license.mjs. */
@@ -21,5 +23,6 @@ export function issueLicense(opts: LicenseOptions = {}): string {
   if (opts.customer) args.push(`--customer=${opts.customer}`);
   if (opts.maxUsers !== undefined) args.push(`--max-users=${opts.maxUsers}`);
   if (opts.notBefore) args.push(`--not-before=${opts.notBefore}`);
+  if (opts.edition !== undefined) args.push(`--edition=${opts.edition}`);
   return execFileSync(process.execPath, args, { encoding: 'utf8' }).trim();
 }
