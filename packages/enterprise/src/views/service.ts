@@ -1,4 +1,4 @@
-import { forbidden, notFound, type Actor, type Authorizer } from '@portico/core';
+import { conflict, forbidden, notFound, type Actor, type Authorizer } from '@portico/core';
 import type { CreateViewRequest, UpdateViewRequest, View, ViewDetail, ViewDetailQuery, ViewList } from '@portico/api/enterprise';
 import { rgdPage, selectRgds, type ViewCatalog } from './filter.js';
 import type { StoredView, ViewStore } from './store.js';
@@ -16,14 +16,15 @@ export interface ViewsService {
 
 /**
  * Saved catalog views (contract §12.4): a caller sees the shared ones and its own; somebody else's private
- * view is a 404, never a 403, so its slug does not leak. Counts and RGD lists are the caller's view of the
- * catalog, filtered by its own policies.
+ * view is a 404, never a 403, and never a 409 either: private slugs are per owner, so creating one says nothing
+ * about anybody else's. Counts and RGD lists are the caller's view of the catalog, filtered by its own policies.
  */
 export function createViews(deps: { store: ViewStore; catalog: ViewCatalog; authz: Pick<Authorizer, 'can'>; vocabulary: Pick<RbacVocabulary, 'object'> }): ViewsService {
   const sharedViews = deps.vocabulary.object('views');
   const withCount = (actor: Actor, view: StoredView): View => ({ ...view, count: selectRgds(deps.catalog, actor, view.filter).length });
+  /** What `slug` names for the caller: their own private view of it, else the shared one; never somebody else's. */
   const readable = async (actor: Actor, slug: string) => {
-    const view = await deps.store.get(slug);
+    const view = await deps.store.get(slug, actor.id);
     if (!view || (!view.shared && view.owner !== actor.id)) throw notFound('view', slug);
     return view;
   };
@@ -45,17 +46,20 @@ export function createViews(deps: { store: ViewStore; catalog: ViewCatalog; auth
     async create(actor, input) {
       mayChange(actor, 'create', { shared: input.shared, owner: actor.id });
       const { slug, name, icon, description, order, shared, filter } = input;
+      // A slug is taken only by what the caller can see under it (their own private view, or a shared one), so the
+      // 409 tells nothing new; somebody else's private view of the same slug is theirs alone and does not collide.
+      if (await deps.store.get(slug, actor.id)) throw conflict(`view "${slug}" already exists`, { slug });
       return withCount(actor, await deps.store.insert({ slug, name, icon, description, order, shared, filter, owner: actor.id }));
     },
     async update(actor, slug, input) {
       const view = await readable(actor, slug);
       mayChange(actor, 'update', view, input.shared === true);
-      return withCount(actor, await deps.store.replace({ ...view, ...definedOnly(input) }));
+      return withCount(actor, await deps.store.replace({ ...view, ...definedOnly(input) }, view));
     },
     async delete(actor, slug) {
       const view = await readable(actor, slug);
       mayChange(actor, 'delete', view);
-      await deps.store.delete(slug);
+      await deps.store.delete(view);
     },
   };
 }

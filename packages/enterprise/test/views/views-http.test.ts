@@ -45,6 +45,38 @@ describe('saved views (§12.4) in PostgreSQL', () => {
     expect((await bob.del(`/api/v1/ee/views/${sharedSlug}`)).status).toBe(403);
   });
 
+  it('a private slug is its owner\'s own: creating the slug another user holds privately reveals nothing (201, not 409), and each keeps theirs', async () => {
+    const [carol, dave] = [await createUser(ee, 'carol'), await createUser(ee, 'dave')];
+    const slug = uniqueName('mine');
+    expect((await carol.post('/api/v1/ee/views', { slug, name: 'Carol\'s', filter: { tags: ['carol'] } })).status).toBe(201);
+    const daves = await dave.post('/api/v1/ee/views', { slug, name: 'Dave\'s', filter: { tags: ['dave'] } });
+    expect(daves.status, JSON.stringify(daves.body)).toBe(201);
+    expect(daves.body).toMatchObject({ slug, name: 'Dave\'s', owner: dave.username });
+    // Each reads, changes and deletes their own; neither list shows the other's.
+    expect((await carol.get(`/api/v1/ee/views/${slug}`)).body).toMatchObject({ name: 'Carol\'s', owner: carol.username });
+    expect((await dave.get(`/api/v1/ee/views/${slug}`)).body).toMatchObject({ name: 'Dave\'s', owner: dave.username });
+    expect((await dave.put(`/api/v1/ee/views/${slug}`, { name: 'Dave renamed' })).status).toBe(200);
+    expect((await carol.get(`/api/v1/ee/views/${slug}`)).body.name).toBe('Carol\'s');
+    const listed = async (user: typeof carol) => (await user.get('/api/v1/ee/views')).body.items.filter((v: { slug: string }) => v.slug === slug).map((v: { name: string }) => v.name);
+    expect(await listed(carol)).toEqual(['Carol\'s']);
+    expect(await listed(dave)).toEqual(['Dave renamed']);
+    // A second view of one's own slug is the 409 the owner already knows about.
+    expect((await dave.post('/api/v1/ee/views', { slug, name: 'again' })).status).toBe(409);
+    expect((await dave.del(`/api/v1/ee/views/${slug}`)).status).toBe(204);
+    expect((await dave.get(`/api/v1/ee/views/${slug}`)).status).toBe(404);
+    expect((await carol.get(`/api/v1/ee/views/${slug}`)).body.name).toBe('Carol\'s');
+
+    // A shared slug is one for everybody: taking it privately is a 409 (the caller sees that view anyway); a shared
+    // view of a slug somebody keeps privately is created, and that person's own view still answers for them.
+    const shared = uniqueName('team');
+    expect((await admin.post('/api/v1/ee/views', { slug: shared, name: 'For all', shared: true })).status).toBe(201);
+    expect((await dave.post('/api/v1/ee/views', { slug: shared, name: 'mine' })).status).toBe(409);
+    expect((await admin.post('/api/v1/ee/views', { slug, name: 'Shared now', shared: true })).status).toBe(201);
+    expect((await carol.get(`/api/v1/ee/views/${slug}`)).body).toMatchObject({ name: 'Carol\'s', shared: false });
+    expect(await listed(carol)).toEqual(['Carol\'s']);
+    expect((await dave.get(`/api/v1/ee/views/${slug}`)).body).toMatchObject({ name: 'Shared now', shared: true });
+  });
+
   it('counts and lists are the caller\'s own view of the catalog (a user in no project sees no RGDs)', async () => {
     const slug = uniqueName('all');
     expect((await admin.post('/api/v1/ee/views', { slug, name: 'Everything', shared: true })).status).toBe(201);
