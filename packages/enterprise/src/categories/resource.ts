@@ -1,5 +1,6 @@
 import type { KubeObject, ResourceRef } from '@portico/core';
 import type { Category, CreateCategoryRequest } from '@portico/api/enterprise';
+import { servedIcon } from './icon.js';
 
 /** `portico.dev/v1alpha1 Category`, cluster-scoped: GitOps can manage categories like any manifest. */
 export const categoryResource: ResourceRef = { group: 'portico.dev', version: 'v1alpha1', kind: 'Category', plural: 'categories', namespaced: false };
@@ -18,11 +19,13 @@ export const slugOf = (category: string) =>
 export function categoryFromObject(object: KubeObject, count: number): Category {
   const spec = (object.spec ?? {}) as Record<string, unknown>;
   const text = (value: unknown, fallback: string) => (typeof value === 'string' ? value : fallback);
+  // An SVG set around the API (kubectl, GitOps) is served only if it passes the same check as one set through it.
+  const { icon, iconType } = servedIcon(text(spec.icon, categoryDefaults.icon), spec.iconType === 'svg' ? 'svg' : 'lucide');
   return {
     slug: object.metadata.name,
     name: text(spec.name, object.metadata.name),
-    icon: text(spec.icon, categoryDefaults.icon),
-    iconType: spec.iconType === 'svg' ? 'svg' : 'lucide',
+    icon,
+    iconType,
     description: text(spec.description, ''),
     weight: typeof spec.weight === 'number' && Number.isInteger(spec.weight) ? spec.weight : categoryDefaults.weight,
     count,

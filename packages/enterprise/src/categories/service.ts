@@ -1,5 +1,6 @@
 import { forbidden, notFound, type Actor, type Authorizer, type CatalogEntry, type Cluster, type Informer } from '@portico/core';
 import type { Category, CategoryList, CreateCategoryRequest, UpdateCategoryRequest } from '@portico/api/enterprise';
+import { checkedIcon, type IconType } from './icon.js';
 import { categoryDefaults, categoryFromObject, categoryObject, categoryResource, slugOf } from './resource.js';
 import type { RbacVocabulary } from '@portico/api';
 
@@ -70,13 +71,19 @@ export function createCategories(deps: CategoriesDeps): CategoriesService {
     },
     async create(actor, input) {
       requireAdmin(actor, 'create', input.slug);
-      const created = await deps.cluster.create(categoryResource, categoryObject(input));
+      const icon = checkedIcon(input.icon ?? categoryDefaults.icon, input.iconType ?? categoryDefaults.iconType);
+      const created = await deps.cluster.create(categoryResource, categoryObject({ ...input, icon }));
       return categoryFromObject(created, visibleCounts(actor).get(input.slug)?.count ?? 0);
     },
     async update(actor, slug, input) {
       requireAdmin(actor, 'update', slug);
-      if (!(await deps.cluster.get(categoryResource, slug))) throw notFound('category', slug);
-      const patched = await deps.cluster.patch(categoryResource, slug, { spec: input });
+      const current = await deps.cluster.get(categoryResource, slug);
+      if (!current) throw notFound('category', slug);
+      // The icon as it would be after the change: a new SVG, or a type switched to svg, passes the check first.
+      const iconType: IconType = input.iconType ?? (current.spec?.iconType === 'svg' ? 'svg' : 'lucide');
+      const icon = input.icon ?? (typeof current.spec?.icon === 'string' ? current.spec.icon : categoryDefaults.icon);
+      const spec = input.icon !== undefined || input.iconType !== undefined ? { ...input, icon: checkedIcon(icon, iconType) } : input;
+      const patched = await deps.cluster.patch(categoryResource, slug, { spec });
       return categoryFromObject(patched, visibleCounts(actor).get(slug)?.count ?? 0);
     },
     async delete(actor, slug) {

@@ -79,6 +79,55 @@ describe.each(clusterModes)('categories (§12.3) on the %s cluster', (mode) => {
     expect((await categoriesOf(nobody)).filter((c) => c.count > 0)).toEqual([]);
   });
 
+  // §12.3 / §11.5: an svg icon passes the allow-list check; each hostile case is a 400 naming `icon`, nothing written.
+  const svg = (inner: string, attrs = '') => `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 24 24"${attrs}>${inner}</svg>`;
+  const hostileIcons: Array<[string, string]> = [
+    ['a <script> element', svg('<script>alert(1)</script>')],
+    ['an onload handler', svg('<path d="M0 0"/>', ' onload="alert(1)"')],
+    ['an onclick handler on a child', svg('<rect width="1" height="1" onclick="alert(1)"/>')],
+    ['an external href', svg('<use href="https://evil.example/x.svg#a"/>')],
+    ['an external xlink:href', svg('<use xlink:href="//evil.example/a"/>', ' xmlns:xlink="http://www.w3.org/1999/xlink"')],
+    ['a javascript: URL', svg('<use href="javascript:alert(1)"/>')],
+    ['an external url() in a style', svg('<path d="M0 0" style="fill:url(https://evil.example/t)"/>')],
+    ['foreignObject', svg('<foreignObject><div xmlns="http://www.w3.org/1999/xhtml">x</div></foreignObject>')],
+    ['a DOCTYPE with entities', `<!DOCTYPE svg [<!ENTITY a "aaaa"><!ENTITY b "&a;&a;&a;">]>${svg('<text>&b;</text>')}`],
+    ['not XML', '<svg><g></svg>'],
+    ['larger than the bound', svg(`<path d="${'M0 0 '.repeat(4_000)}"/>`)],
+  ];
+
+  it('an svg icon passes the allow-list SVG check: every hostile case is 400 on create and on update, and nothing is written', async () => {
+    for (const [what, icon] of hostileIcons) {
+      const slug = uniqueName('evil');
+      const res = await admin.post('/api/v1/categories', { slug, name: 'Evil', icon, iconType: 'svg' });
+      expect(res.status, `${what}: ${JSON.stringify(res.body)}`).toBe(400);
+      expect(res.body.code).toBe('VALIDATION_FAILED');
+      expect(Object.keys(res.body.details.fields)).toEqual(['icon']);
+      expect((await admin.get(`/api/v1/categories/${slug}`)).status, what).toBe(404);
+    }
+    const slug = uniqueName('icons');
+    const good = svg('<title>db</title><ellipse cx="12" cy="5" rx="9" ry="3"></ellipse>', ' fill="none" stroke="currentColor"');
+    const created = await admin.post('/api/v1/categories', { slug, name: 'Icons', icon: good, iconType: 'svg' });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    expect(created.body).toMatchObject({ iconType: 'svg', icon: svg('<title>db</title><ellipse cx="12" cy="5" rx="9" ry="3"/>', ' fill="none" stroke="currentColor"') });
+    for (const [what, icon] of hostileIcons) {
+      const res = await admin.put(`/api/v1/categories/${slug}`, { icon });
+      expect(res.status, `${what}: ${JSON.stringify(res.body)}`).toBe(400);
+    }
+    // A lucide name switched to svg is checked as an SVG too.
+    const named = uniqueName('named');
+    expect((await admin.post('/api/v1/categories', { slug: named, name: 'Named', icon: 'mail' })).status).toBe(201);
+    expect((await admin.put(`/api/v1/categories/${named}`, { iconType: 'svg' })).status).toBe(400);
+    expect((await admin.get<Category>(`/api/v1/categories/${slug}`)).body.icon).toBe(created.body.icon);
+  });
+
+  it('a hostile svg applied around the API (kubectl / GitOps) is never served: the default icon stands in', async () => {
+    const slug = uniqueName('applied');
+    await ee.apply({ apiVersion: 'portico.dev/v1alpha1', kind: 'Category', metadata: { name: slug }, spec: { name: 'Applied', iconType: 'svg', icon: svg('<script>alert(1)</script>') } });
+    const found = await eventually(() => admin.get<Category>(`/api/v1/categories/${slug}`), (r) => r.status === 200, 'the applied category');
+    expect(found.body).toMatchObject({ icon: 'folder', iconType: 'lucide' });
+    expect(JSON.stringify((await admin.get('/api/v1/categories')).body)).not.toContain('<script>');
+  });
+
   it('a Category applied by YAML (kubectl / GitOps) shows up through the watch, and its removal too', async () => {
     const slug = uniqueName('gitops');
     await ee.apply(`apiVersion: portico.dev/v1alpha1
