@@ -137,7 +137,7 @@ export function constraintBodies(count, { projects, rgds }) {
   for (let c = 0; c < count; c++) {
     const enforcementAction = c % 10 === 0 ? 'deny' : c % 10 <= 2 ? 'warn' : 'dryrun';
     const namespaces = c % 3 === 0 ? someNamespaces(projects, c, 5 + (c % 20)) : [];
-    const deployments = { kinds: [{ apiGroups: ['apps'], kinds: ['Deployment'] }], namespaces };
+    const deployments = { kinds: [{ apiGroups: ['apps'], kinds: ['Deployment'] }], ...(namespaces.length > 0 ? { namespaces } : {}) };
     let body;
     switch (c % 4) {
       case 0: {

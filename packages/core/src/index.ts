@@ -23,3 +23,4 @@ export * from './validation.js';
 export { jsonBytes, jsonText } from './json-text.js';
 export * from './operations/index.js';
 export * from './editions/index.js';
+export * from './icons/sanitize-svg.js';

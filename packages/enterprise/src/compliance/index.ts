@@ -53,7 +53,7 @@ export function createComplianceModule(opts: ComplianceModuleOptions): Complianc
   const index = createComplianceIndex({ cluster, projects, logger, installPollMs: opts.installPollMs });
   const access = createComplianceAccess(portico.authz, portico.vocabulary);
   const checks = createPolicyChecks({ index, cluster });
-  const service = portico.operations.wrap(createComplianceService({ index, access, checks, cluster, catalog: portico.catalog, projects: portico.projects }), complianceOperations);
+  const service = portico.operations.wrap(createComplianceService({ index, access, checks, cluster, catalog: portico.catalog, projects: portico.projects, porticoNamespace: portico.config.kubernetes.namespace }), complianceOperations);
   const publishing = publishComplianceEvents(index, portico.events, logger);
 
   const licensed = () => {
