@@ -1,3 +1,4 @@
+import type { RbacVocabulary } from '@portico/api';
 import { createEmbeddedCluster, type EmbeddedCluster } from '../../src/adapters/embedded-cluster/index.js';
 import { createInformer } from '../../src/cluster/informer.js';
 import { systemActor, type Actor } from '../../src/actor.js';
@@ -7,7 +8,6 @@ import { resources, type KubeObject } from '../../src/ports/cluster.js';
 import type { Authorizer } from '../../src/types.js';
 import { createAuthorizer } from '../../src/rbac/index.js';
 import { projectPolicySource, projectResource, waitForInformer, type ProjectRoleSpec } from '../../src/projects/index.js';
-import type { RbacVocabulary } from '@portico/api';
 
 export const namespace = 'portico';
 

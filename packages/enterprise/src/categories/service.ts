@@ -1,8 +1,8 @@
+import type { RbacVocabulary } from '@portico/api';
 import { forbidden, notFound, type Actor, type Authorizer, type CatalogEntry, type Cluster, type Informer } from '@portico/core';
 import type { Category, CategoryList, CreateCategoryRequest, UpdateCategoryRequest } from '@portico/api/enterprise';
 import { checkedIcon, type IconType } from './icon.js';
 import { categoryDefaults, categoryFromObject, categoryObject, categoryResource, slugOf } from './resource.js';
-import type { RbacVocabulary } from '@portico/api';
 
 /** The part of the catalog categories need: its entries and the caller's `rgds/<p>/<category>/<name>` visibility. */
 export interface CatalogView {

@@ -1,3 +1,4 @@
+import type { RbacVocabulary } from '@portico/api';
 import { badRequest, forbidden, type Actor, type Authorizer, type Logger } from '@portico/core';
 import type { ApplyLicenseRequest, LicenseStatus } from '@portico/api/enterprise';
 import { gateFeature, type Access } from './gate.js';
@@ -5,7 +6,6 @@ import type { Seats } from './seats.js';
 import { evaluateLicense, licenseStatusBody, type LicenseSource } from './status.js';
 import type { LicenseStore } from './store.js';
 import type { LicenseVerifier } from './verify.js';
-import type { RbacVocabulary } from '@portico/api';
 
 export interface LicenseService {
   start(): Promise<void>;

@@ -1,8 +1,8 @@
+import type { RbacVocabulary } from '@portico/api';
 import { conflict, forbidden, notFound, type Actor, type Authorizer } from '@portico/core';
 import type { CreateViewRequest, UpdateViewRequest, View, ViewDetail, ViewDetailQuery, ViewList } from '@portico/api/enterprise';
 import { rgdPage, selectRgds, type ViewCatalog } from './filter.js';
 import type { StoredView, ViewStore } from './store.js';
-import type { RbacVocabulary } from '@portico/api';
 
 export interface ViewsService {
   list(actor: Actor): Promise<ViewList>;

@@ -1,8 +1,8 @@
+import { ossRbacVocabulary } from '@portico/api';
+import { createOperationRunner } from '@portico/core';
 import { Writable } from 'node:stream';
 import type * as api from '@portico/api';
 import {
-import { ossRbacVocabulary } from '@portico/api';
-import { createOperationRunner } from '@portico/core';
   createLogger,
   loadConfig,
   systemActor,

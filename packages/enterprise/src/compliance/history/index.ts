@@ -1,3 +1,4 @@
+import type { RbacVocabulary } from '@portico/api';
 import type { Authorizer, Logger } from '@portico/core';
 import type { Pool } from 'pg';
 import type { EnterpriseModule } from '../../plugin.js';
@@ -6,7 +7,6 @@ import { historyHandlers } from './handlers.js';
 import { createHistoryRecorder } from './recorder.js';
 import { applyHistoryRetention } from './retention.js';
 import { createHistoryService } from './service.js';
-import type { RbacVocabulary } from '@portico/api';
 
 export { createHistoryRecorder, type HistoryRecorder } from './recorder.js';
 export type { ViolationSource } from './change.js';

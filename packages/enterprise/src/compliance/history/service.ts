@@ -1,3 +1,4 @@
+import type { RbacVocabulary } from '@portico/api';
 import type * as api from '@portico/api/enterprise';
 import type { Actor, Authorizer } from '@portico/core';
 import type { Pool } from 'pg';
@@ -7,7 +8,6 @@ import { createComplianceAccess, type ComplianceAccess } from '../access.js';
 import { exportHistory } from './export.js';
 import { constraintOf, resourceOf, type HistoryFilter, type HistoryScope } from './filter-sql.js';
 import { countHistory, listHistory } from './query.js';
-import type { RbacVocabulary } from '@portico/api';
 
 export interface HistoryDownload {
   stream: Readable;
