@@ -65,7 +65,7 @@ describe('input validation with the route schemas', () => {
     ['/api/v1/namespaces/dev/instances/webApp/shop', 'kind'],
     ['/api/v1/namespaces/dev/instances/WebApp/shop..x', 'name'],
     ['/api/v1/namespaces/..%2F..%2Fetc/instances/WebApp/shop', 'namespace'],
-    ['/api/v1/account/can-i/widgets/get/alpha', 'resource'],
+    ['/api/v1/account/can-i/Widgets!/get/alpha', 'resource'],
   ])('refuses a bad name in %s with 400 naming %s', async (path, field) => {
     const res = await get(path);
     expect(res.status).toBe(400);
