@@ -8,6 +8,8 @@ import type { Logger } from './logger.js';
 import type { Limits } from './limits/index.js';
 import type { CatalogEntry, JsonSchemaObject } from './catalog/types.js';
 import type { InstanceAdmission } from './instances/admission.js';
+import type { IndexChange, IndexedInstance } from './instances/index-types.js';
+import type { InstanceKey } from './instances/instance-key.js';
 import type { OperationRunner } from './operations/run.js';
 
 /** Per-request facts the domain needs from the transport (never the transport itself). */
@@ -122,12 +124,7 @@ export interface AccessService {
   accountInfo(actor: Actor): api.AccountInfo;
 }
 
-/** Where an instance lives: `namespace` is '' for cluster-scoped kinds. */
-export interface InstanceKey {
-  namespace: string;
-  kind: string;
-  name: string;
-}
+export type { InstanceKey };
 
 export interface CreateInstanceInput {
   name: string;
@@ -158,6 +155,16 @@ export interface InstancesService {
   instanceCounts(actor: Actor, names?: readonly string[]): ReadonlyMap<string, number>;
   /** Adds a check every create and update passes before anything is written (see instances/admission.ts). */
   addAdmission(check: InstanceAdmission): Disposable;
+  /** Every indexed instance, unfiltered, for modules that follow instances without a caller (read-only). */
+  readonly indexed: IndexedInstances;
+}
+
+/** The read-only face of the instance index: what a module may follow, never write. */
+export interface IndexedInstances {
+  all(): Iterable<IndexedInstance>;
+  onChange(listener: (change: IndexChange) => void): Disposable;
+  /** A kind's first list comes in without per-instance changes (a kind that joined the catalog later). */
+  onKindIndexed(listener: () => void): Disposable;
 }
 
 /** A domain event before per-subscriber filtering; `object` is the RBAC object a receiver must be able to `get`. */

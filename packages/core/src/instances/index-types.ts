@@ -4,7 +4,7 @@ import type { Informer, InformerEventType } from '../cluster/informer-types.js';
 import type { WriteTarget } from '../cluster/resource-version.js';
 import type { Logger } from '../logger.js';
 import type { Cluster, Disposable, KubeObject, ResourceRef } from '../ports/cluster.js';
-import type { InstanceKey } from '../types.js';
+import type { InstanceKey } from './instance-key.js';
 import type { InstanceSortBy, SortedView, ViewSpec } from './sorted-views.js';
 
 /** How the index obtains informers (the cluster module's `createInformer`). */

@@ -69,6 +69,7 @@ export function createInstances(deps: InstancesDeps): Instances {
 
   const service: Instances = {
     index,
+    indexed: { all: () => index.all(), onChange: (listener) => index.onChange(listener), onKindIndexed: (listener) => index.onKindIndexed(() => listener()) },
 
     addAdmission(check) {
       admissions.add(check);

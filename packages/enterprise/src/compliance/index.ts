@@ -49,7 +49,7 @@ const simulated = new WeakSet<object>();
 export function createComplianceModule(opts: ComplianceModuleOptions): ComplianceModule {
   const { portico, logger } = opts;
   const cluster = portico.cluster;
-  const projects = createProjectsByNamespace(portico.projectObjects);
+  const projects = createProjectsByNamespace(portico.projectObjects, { instances: portico.instances.indexed, catalog: portico.catalog });
   const index = createComplianceIndex({ cluster, projects, logger, installPollMs: opts.installPollMs });
   const access = createComplianceAccess(portico.authz, portico.vocabulary);
   const checks = createPolicyChecks({ index, cluster });
@@ -76,7 +76,7 @@ export function createComplianceModule(opts: ComplianceModuleOptions): Complianc
   if (addWebhook && !simulated.has(cluster)) {
     simulated.add(cluster);
     simulator = createGatekeeperSimulator(cluster, { auditMs: opts.auditMs, installPollMs: opts.installPollMs, logger });
-    webhook = addWebhook((ref, obj) => simulator!.admit(ref, obj));
+    webhook = addWebhook((ref, obj, request) => simulator!.admit(ref, obj, request));
   }
   const ready = (async () => {
     await simulator?.start();

@@ -188,6 +188,7 @@ export function fakePortico(opts: { env?: Record<string, string>; config?: Parti
       children: notFaked('instances.children'),
       instanceCounts: () => new Map(),
       addAdmission: () => ({ close() {} }),
+      indexed: { all: () => [], onChange: () => ({ close() {} }), onKindIndexed: () => ({ close() {} }) },
     },
     events: { onEvent: () => ({ close() {} }), publish: async () => {} },
     vocabulary: ossRbacVocabulary,
