@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { Timestamp } from '../common.js';
-import type { EnterpriseRouteDef } from './routes.js';
+import type { EnterpriseRouteDef } from './route-def.js';
 
 /** Crockford base32, 26 characters: the id of an audit event. */
 export const Ulid = z.string().regex(/^[0-9A-HJKMNP-TV-Z]{26}$/, 'must be a ULID (26 characters of Crockford base32)');

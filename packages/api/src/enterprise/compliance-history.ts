@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { Timestamp } from '../common.js';
 import { CompliancePageQuery, EnforcementAction } from './compliance.js';
-import type { EnterpriseRouteDef } from './routes.js';
+import type { EnterpriseRouteDef } from './route-def.js';
 
 /** One violation of one constraint by one resource, from first seen to resolved (§12.5, kept in PostgreSQL). */
 export const ViolationHistoryRecord = z.object({

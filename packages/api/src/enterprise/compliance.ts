@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { DnsLabel, DnsSubdomain, KindName, Labels, PageQuery, Timestamp } from '../common.js';
-import type { EnterpriseRouteDef } from './routes.js';
+import type { EnterpriseRouteDef } from './route-def.js';
 
 // §12.5 Compliance (OPA Gatekeeper): what Portico reads from ConstraintTemplates (templates.gatekeeper.sh/v1)
 // and constraints (constraints.gatekeeper.sh/v1beta1), and what it answers about them. The violation history

@@ -1,41 +1,10 @@
-import type { EnterpriseFamilyName, RouteDef } from '../routes.js';
-import type { OperationDefinition } from '../operations.js';
+import type { EnterpriseRouteDef } from './route-def.js';
 import { auditRoutes } from './audit.js';
 import { complianceRoutes } from './compliance.js';
 import { complianceHistoryRoutes } from './compliance-history.js';
 import { ApplyLicenseRequest, LicenseStatus } from './license.js';
 import { CategoryList, CategoryParams, Category, CreateCategoryRequest, UpdateCategoryRequest } from './categories.js';
 import { CreateViewRequest, UpdateViewRequest, View, ViewDetail, ViewDetailQuery, ViewList, ViewParams } from './views.js';
-
-/**
- * A row of the Enterprise route table: an ordinary route (same schemas, same pipeline, same OpenAPI) plus
- * the license feature that gates it. `feature` absent: not gated (the license routes themselves).
- */
-export interface EnterpriseRouteDef extends RouteDef {
-  feature?: 'audit' | 'compliance' | 'categories' | 'views' | 'secrets';
-  /** The family of §8 the row serves (where the OSS build answers 402 or 404). */
-  family: EnterpriseFamilyName;
-  operation?: EnterpriseOperationId;
-}
-
-const op = (action: string, resource: string): OperationDefinition => Object.freeze({ action, resource });
-
-/** The Enterprise operations (the OSS ones are `@portico/api`'s `operations`): what each Enterprise write records. */
-export const enterpriseOperations = Object.freeze({
-  'license.apply': op('license_update', 'license'),
-  'categories.create': op('create', 'categories'),
-  'categories.update': op('update', 'categories'),
-  'categories.delete': op('delete', 'categories'),
-  'views.create': op('create', 'views'),
-  'views.update': op('update', 'views'),
-  'views.delete': op('delete', 'views'),
-  'audit.config': op('config_update', 'audit'),
-  'audit.erase': op('erase', 'audit'),
-  'constraints.create': op('create', 'constraints'),
-  'constraints.enforcement': op('enforcement_change', 'constraints'),
-} satisfies Record<string, OperationDefinition>);
-
-export type EnterpriseOperationId = keyof typeof enterpriseOperations;
 
 const r = <const T extends EnterpriseRouteDef>(def: T) => def;
 
