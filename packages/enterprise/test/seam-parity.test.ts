@@ -35,13 +35,8 @@ interface OperationRecord {
   code?: string;
 }
 
-function recordOf(operation: Operation, result: Result, code?: string): OperationRecord {
-  const record: OperationRecord = { actor: operation.actor?.id, action: operation.action, resource: operation.resource, name: operation.name, result };
-  if (operation.project !== undefined) record.project = operation.project;
-  if (operation.namespace !== undefined) record.namespace = operation.namespace;
-  if (code !== undefined) record.code = code;
-  return record;
-}
+const recordOf = ({ actor, action, resource, name, project, namespace }: Operation, result: Result, code?: string): OperationRecord =>
+  ({ actor: actor?.id, action, resource, name, project, namespace, result, code });
 
 /** A hook that records every operation once it has finished (the project of an instance is known only then). */
 function capturingHook(): { hook: OperationHook; records: OperationRecord[] } {
@@ -97,15 +92,10 @@ async function startEmbeddingProgram(hook: OperationHook, bobName: string) {
   const bobPassword = `pw-${randomUUID()}`;
   await portico.accounts.create(admin, { username: bobName, password: bobPassword, groups: [] });
   const side: DirectSide = { portico, enterprise, admin, bob: await signIn(bobName, bobPassword), memo: new Map() };
-  return {
-    side,
-    async close() {
-      await enterprise.stop();
-      await portico.stop();
-      await db.drop();
-      await rm(dir, { recursive: true, force: true });
-    },
+  const close = async () => {
+    for (const stop of [() => enterprise.stop(), () => portico.stop(), () => db.drop(), () => rm(dir, { recursive: true, force: true })]) await stop();
   };
+  return { side, close };
 }
 
 /** The same over HTTP: the Enterprise server as its binary assembles it, given the same hook. */
