@@ -130,14 +130,17 @@ export async function createPortico(opts: CreatePorticoOptions = {}): Promise<Po
     const events = createEvents({ kv, logger });
     opened.push(() => events.close());
     const auth = await createAuth({ config, cluster, kv, authz, logger, lockout: limits.lockout, identityProviders, bus: events, showGeneratedPassword: opts.showGeneratedPassword });
-    const projects = createProjects({
-      cluster, projects: projectInformer, authz, normalizeRoles, config, logger,
-      validateRoles: (project, roles) => validateRoles(project, roles, vocabulary),
-    });
     const access = createAccess({ authz, projects: projectInformer, config, vocabulary });
     const secrets = createSecrets({ cluster, projects: projectInformer, authz, config });
     const instances = createInstances({ cluster, catalog, authz, projects: projectInformer, events, config, logger, createInformer });
     opened.push(() => instances.stop());
+    // A project's cascade deletes its instances through the wrapped service: each deletion is an operation.
+    const wrappedInstances = operations.wrap(instances, instanceOperations);
+    const projects = createProjects({
+      cluster, projects: projectInformer, authz, normalizeRoles, config, logger, events,
+      instances: { index: instances.index, service: wrappedInstances },
+      validateRoles: (project, roles) => validateRoles(project, roles, vocabulary),
+    });
     instancesBound = instances;
     await instances.start();
 
@@ -166,7 +169,7 @@ export async function createPortico(opts: CreatePorticoOptions = {}): Promise<Po
       projects: operations.wrap(projects, projectOperations),
       secrets: operations.wrap(secrets, secretOperations),
       access,
-      instances: operations.wrap(instances, instanceOperations),
+      instances: wrappedInstances,
       events,
       projectObjects: projectInformer,
       limits,

@@ -111,7 +111,11 @@ export interface ProjectsService {
   create(actor: Actor, input: api.CreateProjectRequest): Promise<api.Project>;
   get(actor: Actor, name: string): api.Project;
   update(actor: Actor, name: string, input: api.UpdateProjectRequest): Promise<api.Project>;
-  delete(actor: Actor, name: string): Promise<void>;
+  /**
+   * A project that still has instances is 409 CONFLICT with `details.instances`; with `cascade` its instances are
+   * deleted first (each as its own instances.delete), then its Secrets and the project.
+   */
+  delete(actor: Actor, name: string, opts?: { cascade?: boolean }): Promise<void>;
   namespaces(actor: Actor, name: string): Promise<api.ProjectNamespaces>;
   bind(actor: Actor, name: string, role: string, type: api.BindingType, subject: string): Promise<api.Binding>;
   unbind(actor: Actor, name: string, role: string, type: api.BindingType, subject: string): Promise<void>;

@@ -30,7 +30,10 @@ const binding = (_a: Actor, project: string, role: string, type: api.BindingType
 export const projectOperations: Table<ProjectsService> = {
   create: { id: 'projects.create', actor: 0, subject: (_a: Actor, input: api.CreateProjectRequest) => ({ name: input.name, project: input.name }) },
   update: { id: 'projects.update', actor: 0, subject: (_a: Actor, name: string) => ({ name, project: name }) },
-  delete: { id: 'projects.delete', actor: 0, subject: (_a: Actor, name: string) => ({ name, project: name }), input: (_a: Actor, name: string) => ({ name }) },
+  delete: {
+    id: 'projects.delete', actor: 0, subject: (_a: Actor, name: string) => ({ name, project: name }),
+    input: (_a: Actor, name: string, opts?: { cascade?: boolean }) => (opts?.cascade ? { name, cascade: true } : { name }),
+  },
   bind: { id: 'projects.bind', actor: 0, subject: (_a: Actor, project: string, _r: string, _t: api.BindingType, subject: string) => ({ name: subject, project }), input: binding },
   unbind: { id: 'projects.unbind', actor: 0, subject: (_a: Actor, project: string, _r: string, _t: api.BindingType, subject: string) => ({ name: subject, project }), input: binding },
 };

@@ -6,8 +6,10 @@ import type { PorticoConfig } from '../config.js';
 import { badRequest, conflict, forbidden, isPorticoError, notFound } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { resources, type Cluster, type KubeObject } from '../ports/cluster.js';
-import type { Authorizer, ProjectsService } from '../types.js';
+import type { Authorizer, EventsService, ProjectsService } from '../types.js';
 import { parseInput } from '../validation.js';
+import { deleteProjectInstances, type ProjectInstances } from './cascade.js';
+import { deleteProjectSecrets } from './project-secrets.js';
 import { expandDestinations } from './destinations.js';
 import { projectResource, projectSpecOf, projectView, roleSpec, toProject, type ProjectSpec } from './project-resource.js';
 import { createProjectLists } from './project-lists.js';
@@ -28,9 +30,15 @@ export interface ProjectsDeps {
   /** Rewrites each role's policies into the stored spelling (the triple); core/rbac's `normalizeRoles`. */
   normalizeRoles: <R extends { name: string; policies: string[] }>(project: string, roles: readonly R[]) => R[];
   config: Pick<PorticoConfig, 'kubernetes'>;
+  /** A project's instances: counted before it is deleted, deleted first by a cascade. */
+  instances: ProjectInstances;
+  /** Where a cascade reports its progress (`deploy_progress`). */
+  events: EventsService;
   logger?: Logger;
   /** How long a write waits for the informer to show it (default 5 s). */
   settleTimeoutMs?: number;
+  /** How long a cascade waits for kro to finish deleting the project's instances (default 60 s). */
+  cascadeWaitMs?: number;
 }
 
 /**
@@ -41,6 +49,10 @@ export interface ProjectsDeps {
  * Visibility: a project the caller may not `get` is 404, exactly like one that does not exist (same error,
  * same path through the code), so project names cannot be enumerated; a caller who may see the project but
  * lacks the permission for a change gets 403. Writes are project-writes', the cached lists project-lists'.
+ *
+ * Deletion (contract §14) is Argo CD's rule for an AppProject still in use: a project with instances is refused
+ * (409 with their number, told only to a caller who may delete it); `cascade` deletes them first (cascade.ts),
+ * then the project's Secrets, then the project.
  */
 export function createProjects(deps: ProjectsDeps): ProjectsService {
   const { authz, cluster } = deps;
@@ -114,9 +126,19 @@ export function createProjects(deps: ProjectsDeps): ProjectsService {
       return toProject(await writeSpec(name, body.resourceVersion, spec));
     },
 
-    async delete(actor, name) {
+    async delete(actor, name, opts = {}) {
       getVisible(actor, name);
       authorize(actor, 'delete', rbacObject.project(name));
+      // Only a caller who may delete the project learns how many instances it has.
+      const instances = [...deps.instances.index.inProject(name)];
+      if (instances.length > 0) {
+        if (!opts.cascade) {
+          throw conflict(`project "${name}" still has ${instances.length} instance(s): delete them first, or delete the project with cascade`, { instances: instances.length });
+        }
+        const cascade = { instances: deps.instances, cluster, events: deps.events, logger: deps.logger, waitMs: deps.cascadeWaitMs ?? 60_000 };
+        await deleteProjectInstances(cascade, actor, name, instances);
+      }
+      await deleteProjectSecrets(cluster, name);
       await cluster.delete(resources.project, name, namespace).catch(projectNotFound(name));
       await settle(name, { deleted: true });
     },

@@ -3,6 +3,9 @@ import type * as api from '@portico/api';
 import type { Actor } from '../../src/actor.js';
 import { isPorticoError } from '../../src/errors.js';
 import { resources } from '../../src/ports/cluster.js';
+import { createMemoryKeyValue } from '../../src/adapters/memory-kv.js';
+import { createEvents } from '../../src/events/index.js';
+import { createLogger } from '../../src/logger.js';
 import { createProjects, defaultRoles, projectAnnotations } from '../../src/projects/index.js';
 import { normalizeRoles, validateRoles } from '../../src/rbac/index.js';
 import type { ProjectsService } from '../../src/types.js';
@@ -53,7 +56,16 @@ async function failure(fn: () => unknown) {
 
 beforeAll(async () => {
   world = await startWorld();
-  projects = createProjects({ cluster: world.cluster, projects: world.informer, authz: world.authz, validateRoles, normalizeRoles, config: { kubernetes: { namespace, inCluster: false } } });
+  // Projects alone: a cluster whose catalog serves no kind, so no project has instances (cascade.test.ts has them).
+  const noInstances = {
+    index: { inProject: () => [], get: () => undefined, onChange: () => ({ close() {} }) },
+    service: { delete: () => Promise.reject(new Error('no instances here')), children: () => ({ items: [], totalCount: 0 }) },
+  };
+  const events = createEvents({ kv: createMemoryKeyValue(), logger: createLogger('silent') });
+  projects = createProjects({
+    cluster: world.cluster, projects: world.informer, authz: world.authz, validateRoles, normalizeRoles, config: { kubernetes: { namespace, inCluster: false } },
+    instances: noInstances, events,
+  });
   for (const name of ['dev-a', 'dev-b', 'team-prod', 'staging', 'other', 'kube-system']) {
     await world.cluster.create(resources.namespace, { apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
   }
