@@ -77,5 +77,13 @@ export const RoleBindings = z.object({
 export type RoleBindings = z.infer<typeof RoleBindings>;
 
 export const ProjectParams = z.object({ name: DnsLabel });
+/** `DELETE /projects/{name}`: a project that still has instances is 409 unless `cascade=true` (contract §14). */
+export const DeleteProjectQuery = z.object({
+  cascade: z
+    .enum(['true', 'false'])
+    .optional()
+    .meta({ description: "true: delete the project's instances first (progress as deploy_progress over /ws), then the project; otherwise a project with instances is 409 with details.instances" }),
+});
+export type DeleteProjectQuery = z.infer<typeof DeleteProjectQuery>;
 export const UserBindingParams = z.object({ name: DnsLabel, role: DnsLabel, user: SubjectName });
 export const GroupBindingParams = z.object({ name: DnsLabel, role: DnsLabel, group: SubjectName });

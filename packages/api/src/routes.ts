@@ -12,8 +12,8 @@ import {
   InstanceListQuery, NamespacedInstanceParams, NamespacedKindParams, PatchInstanceRequest,
 } from './instances.js';
 import {
-  Binding, CreateProjectRequest, GroupBindingParams, Project, ProjectList, ProjectNamespaces, ProjectParams, RoleBindings,
-  UpdateProjectRequest, UserBindingParams,
+  Binding, CreateProjectRequest, DeleteProjectQuery, GroupBindingParams, Project, ProjectList, ProjectNamespaces, ProjectParams,
+  RoleBindings, UpdateProjectRequest, UserBindingParams,
 } from './projects.js';
 import { AccountInfo, CanIParams, CanISummary, CanIValue } from './rbac.js';
 import { InstanceChildren, InstanceEventList, InstanceTimeline } from './instance-history.js';
@@ -97,7 +97,7 @@ export const routes = [
   r({ id: 'createProject', method: 'POST', path: '/api/v1/projects', auth: 'user', tag: 'projects', summary: 'Create a project', body: CreateProjectRequest, status: 201, response: Project , operation: 'projects.create' }),
   r({ id: 'getProject', method: 'GET', path: '/api/v1/projects/{name}', auth: 'user', tag: 'projects', summary: 'One project', params: ProjectParams, status: 200, response: Project }),
   r({ id: 'updateProject', method: 'PUT', path: '/api/v1/projects/{name}', auth: 'user', tag: 'projects', summary: 'Update a project (needs the current resourceVersion)', params: ProjectParams, body: UpdateProjectRequest, status: 200, response: Project , operation: 'projects.update' }),
-  r({ id: 'deleteProject', method: 'DELETE', path: '/api/v1/projects/{name}', auth: 'user', tag: 'projects', summary: 'Delete a project', params: ProjectParams, status: 204 , operation: 'projects.delete' }),
+  r({ id: 'deleteProject', method: 'DELETE', path: '/api/v1/projects/{name}', auth: 'user', tag: 'projects', summary: 'Delete a project with its Secrets; one that still has instances is 409 unless cascade=true deletes them first', params: ProjectParams, query: DeleteProjectQuery, status: 204 , operation: 'projects.delete' }),
   r({ id: 'projectNamespaces', method: 'GET', path: '/api/v1/projects/{name}/namespaces', auth: 'user', tag: 'projects', summary: 'Real namespaces matching the project\'s destinations', params: ProjectParams, status: 200, response: ProjectNamespaces, rateLimit: 'namespaces' }),
   r({ id: 'bindUser', method: 'POST', path: '/api/v1/projects/{name}/roles/{role}/users/{user}', auth: 'user', tag: 'projects', summary: 'Bind a user to a role', params: UserBindingParams, status: 201, response: Binding , operation: 'projects.bind' }),
   r({ id: 'unbindUser', method: 'DELETE', path: '/api/v1/projects/{name}/roles/{role}/users/{user}', auth: 'user', tag: 'projects', summary: 'Unbind a user from a role', params: UserBindingParams, status: 204 , operation: 'projects.unbind' }),

@@ -14,7 +14,12 @@ export interface ProjectsApi {
   create(input: CreateProjectInput, opts?: CallOptions): Promise<Project>;
   get(name: string, opts?: CallOptions): Promise<Project>;
   update(name: string, input: UpdateProjectInput, opts?: CallOptions): Promise<Project>;
-  delete(name: string, opts?: CallOptions): Promise<void>;
+  /**
+   * A project that still has instances is refused (409 CONFLICT, `details.instances`); `cascade: true` deletes its
+   * instances first, each reported as `deploy_progress` on the events stream, then the project. A cascade waits
+   * for kro to remove the instances: give it a longer `timeoutMs` than the default for a big project.
+   */
+  delete(name: string, opts?: CallOptions & { cascade?: boolean }): Promise<void>;
   /** Real namespaces matching the destinations. */
   namespaces(name: string, opts?: CallOptions): Promise<ProjectNamespaces>;
   bindUser(project: string, role: string, user: string, opts?: CallOptions): Promise<Binding>;
@@ -29,7 +34,10 @@ export const projectsApi = (call: Transport): ProjectsApi => ({
   create: (input, opts) => call('createProject', { body: input }, opts),
   get: (name, opts) => call('getProject', { params: { name } }, opts),
   update: (name, input, opts) => call('updateProject', { params: { name }, body: input }, opts),
-  delete: (name, opts) => call('deleteProject', { params: { name } }, opts),
+  delete: (name, opts) => {
+    const { cascade, ...callOptions } = opts ?? {};
+    return call('deleteProject', { params: { name }, query: cascade ? { cascade: 'true' } : {} }, callOptions);
+  },
   namespaces: (name, opts) => call('projectNamespaces', { params: { name } }, opts),
   bindUser: (name, role, user, opts) => call('bindUser', { params: { name, role, user } }, opts),
   unbindUser: (name, role, user, opts) => call('unbindUser', { params: { name, role, user } }, opts),

@@ -9,7 +9,7 @@ export const projectsHandlers = routeHandlers({
   getProject: ({ portico, actor, params }) => portico.projects.get(actor, params.name),
   updateProject: ({ portico, actor, params, body }) =>
     portico.projects.update(actor, params.name, body),
-  deleteProject: ({ portico, actor, params }) => portico.projects.delete(actor, params.name),
+  deleteProject: ({ portico, actor, params, query }) => portico.projects.delete(actor, params.name, { cascade: query.cascade === 'true' }),
   projectNamespaces: ({ portico, actor, params }) => portico.projects.namespaces(actor, params.name),
   bindUser: ({ portico, actor, params }) => portico.projects.bind(actor, params.name, params.role, 'user', params.user),
   unbindUser: ({ portico, actor, params }) => portico.projects.unbind(actor, params.name, params.role, 'user', params.user),
