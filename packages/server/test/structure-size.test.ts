@@ -1,35 +1,11 @@
-import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { join, relative } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
+import { allSources as sources } from './support/sources.js';
 
 // Small pieces: a source file holds one job, a function one phase of it. The caps are the issue's
 // ("One seam for every operation"): split by phase or concern, the way kro's controller is split by file.
 const MAX_FILE_LINES = 350;
 const MAX_FUNCTION_LINES = 200;
-
-const packages = fileURLToPath(new URL('../../', import.meta.url));
-
-function sources(): { file: string; text: string }[] {
-  const out: { file: string; text: string }[] = [];
-  const walk = (d: string) => {
-    for (const name of readdirSync(d)) {
-      const path = join(d, name);
-      if (statSync(path).isDirectory()) walk(path);
-      else if (name.endsWith('.ts')) out.push({ file: relative(packages, path), text: readFileSync(path, 'utf8') });
-    }
-  };
-  for (const pkg of readdirSync(packages)) {
-    const src = join(packages, pkg, 'src');
-    try {
-      if (statSync(src).isDirectory()) walk(src);
-    } catch {
-      // a directory without src/
-    }
-  }
-  return out.sort((a, b) => a.file.localeCompare(b.file));
-}
 
 const lineCount = (text: string) => text.split('\n').length - (text.endsWith('\n') ? 1 : 0);
 

@@ -1,23 +1,5 @@
-import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { join, relative } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-
-const packages = fileURLToPath(new URL('../../', import.meta.url));
-
-function sources(dir: string): { file: string; text: string }[] {
-  const root = join(packages, dir);
-  const out: { file: string; text: string }[] = [];
-  const walk = (d: string) => {
-    for (const name of readdirSync(d)) {
-      const path = join(d, name);
-      if (statSync(path).isDirectory()) walk(path);
-      else if (name.endsWith('.ts')) out.push({ file: relative(packages, path), text: readFileSync(path, 'utf8') });
-    }
-  };
-  walk(root);
-  return out;
-}
+import { sources } from './support/sources.js';
 
 const importsOf = (text: string) => [...text.matchAll(/\bfrom\s+'([^']+)'/g)].map((m) => m[1]!);
 const offending = (dir: string, test: (text: string) => boolean) => sources(dir).filter((s) => test(s.text)).map((s) => s.file);
