@@ -1,7 +1,9 @@
 import { sanitizeSvg, validationFailed } from '@portico/core';
-import { categoryDefaults } from './resource.js';
 
 export type IconType = 'lucide' | 'svg';
+
+/** The icon of a category that names none, and the one served in place of an SVG the check refuses. */
+export const defaultIcon = { icon: 'folder', iconType: 'lucide' } as const;
 
 /**
  * The icon a category may store (§12.3, §11.5): an SVG must pass the allow-list check (no script, no event
@@ -32,5 +34,5 @@ export function servedIcon(icon: string, iconType: IconType): { icon: string; ic
     if (served.size >= MAX_SERVED) served.delete(served.keys().next().value!);
     served.set(icon, svg);
   }
-  return svg === undefined ? { icon: categoryDefaults.icon, iconType: categoryDefaults.iconType } : { icon: svg, iconType };
+  return svg === undefined ? { ...defaultIcon } : { icon: svg, iconType };
 }

@@ -1,12 +1,12 @@
 import type { KubeObject, ResourceRef } from '@portico/core';
 import type { Category, CreateCategoryRequest } from '@portico/api/enterprise';
-import { servedIcon } from './icon.js';
+import { defaultIcon, servedIcon } from './icon.js';
 
 /** `portico.dev/v1alpha1 Category`, cluster-scoped: GitOps can manage categories like any manifest. */
 export const categoryResource: ResourceRef = { group: 'portico.dev', version: 'v1alpha1', kind: 'Category', plural: 'categories', namespaced: false };
 
 /** What a category looks like when nobody defined it (one used only by RGD annotations). */
-export const categoryDefaults = { icon: 'folder', iconType: 'lucide', description: '', weight: 100 } as const;
+export const categoryDefaults = { ...defaultIcon, description: '', weight: 100 } as const;
 
 /** RGDs name their category freely ("Data Stores"); its slug is the DNS label the API addresses it by. */
 export const slugOf = (category: string) =>
