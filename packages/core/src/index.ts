@@ -40,3 +40,4 @@ export { jsonBytes, jsonText } from './json-text.js';
 export { createOperationRunner, withRequestFacts, type Operation, type OperationHook, type OperationRow, type RequestFacts } from './operations/index.js';
 export type { PorticoPlugin } from './editions/index.js';
 export { sanitizeSvg } from './icons/sanitize-svg.js';
+export { isSecretKey, maskSecretKeys, normaliseKey, REDACTED } from './redaction/secret-keys.js';

@@ -1,6 +1,7 @@
 import type * as api from '@portico/api';
 import { deepEqual } from '../json-equal.js';
 import { withSplicedJsonText } from '../json-text.js';
+import { maskSecretKeys } from '../redaction/secret-keys.js';
 import type { DomainEvent } from '../types.js';
 import type { IndexChange, IndexedInstance } from './instance-index.js';
 
@@ -53,9 +54,11 @@ export function eventsForChange(change: IndexChange, totalResources: (item: Inde
   // would otherwise get each state change twice.
   if (action === 'update' && previous && previous.project === current.project && onlyVersionChanged(previous.instance, instance)) return [];
   // The instance last: the event's JSON reuses the text the index's instance carries (made once per version,
-  // shared with every list and get that sends it).
+  // shared with every list and get that sends it). A live frame fans out to every socket that may see the
+  // instance and lands in browser consoles and proxies' logs: credentials in its values (`DB_PASSWORD`,
+  // `apiToken`) are masked there; GET of the instance still answers them to whoever may read it.
   const update: api.InstanceUpdate = withSplicedJsonText(
-    { action, namespace: instance.namespace, kind: instance.kind, name: instance.name, project: current.project, instance },
+    { action, namespace: instance.namespace, kind: instance.kind, name: instance.name, project: current.project, instance: liveCopy(instance) },
     'instance',
   );
   const events: DomainEvent[] = [{ type: 'instance_update', ...scope(current), data: update }];
@@ -73,6 +76,12 @@ export function eventsForChange(change: IndexChange, totalResources: (item: Inde
   }
   return events;
 }
+
+/** The instance as a live frame carries it: values under secret-named keys masked (the index's copy otherwise). */
+const liveCopy = (instance: api.Instance): api.Instance => {
+  const spec = maskSecretKeys(instance.spec);
+  return spec === instance.spec ? instance : { ...instance, spec };
+};
 
 /** The fields a status change moves, compared first: most changes differ there, and spec can be large. */
 const likelyToDiffer = ['updatedAt', 'health', 'status', 'conditions'] as const;

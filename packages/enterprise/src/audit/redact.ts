@@ -1,16 +1,6 @@
-/**
- * A key whose name contains one of these (compared without case and without separators: `DB_PASSWORD`,
- * `apiToken`, `x-api-key`, `Private-Key`) holds a secret wherever it appears (contract §12.2).
- */
-const secretParts = ['password', 'passwd', 'token', 'secret', 'apikey', 'privatekey', 'credential'];
+import { isSecretKey, normaliseKey, REDACTED } from '@portico/core';
 
-/**
- * Keys that are secrets by their whole name only: headers (`Authorization`, `Cookie`; `authorizationURL` of a
- * sign-in provider is an address), OIDC's one-time `code` and the WebSocket `ticket` (`errorCode` is no secret).
- */
-const secretNames = new Set(['authorization', 'cookie', 'code', 'ticket']);
-
-export const REDACTED = '[REDACTED]';
+export { REDACTED };
 
 /** At most this many bytes of UTF-8 of a user agent are kept. */
 export const USER_AGENT_MAX_BYTES = 1024;
@@ -28,21 +18,7 @@ export interface RedactOptions {
 
 const byKey = (a: [string, unknown], b: [string, unknown]) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0);
 
-/** Lower case, letters and digits only: `X-Api-Key`, `x_api_key` and `xApiKey` are all `xapikey`. */
-const normalise = (key: string) => key.toLowerCase().replace(/[^a-z0-9]/g, '');
-
-const secretKeyCache = new Map<string, boolean>();
-
-/** Whether a key names a secret by itself. Keys repeat from event to event: the answer is kept (bounded). */
-export function isSecretKey(key: string): boolean {
-  let secret = secretKeyCache.get(key);
-  if (secret === undefined) {
-    const name = normalise(key);
-    secret = secretNames.has(name) || secretParts.some((part) => name.includes(part));
-    if (key.length <= 64 && secretKeyCache.size < 10_000) secretKeyCache.set(key, secret);
-  }
-  return secret;
-}
+const normalise = normaliseKey;
 
 /**
  * PostgreSQL text and jsonb hold neither NUL nor half of a surrogate pair (a request body's JSON may spell either

@@ -49,7 +49,8 @@ export async function startEnterpriseServer(opts: EnterpriseServerOptions): Prom
   let embeddedGatekeeper: GatekeeperSimulator | undefined;
   const config = { databaseUrl: database.url, schema: database.schema, licenseKeysFile: exampleKeysFile };
   // Opened before Portico, as the binary does: the audit hook goes to createPortico with it.
-  const eeDatabase = openEnterpriseDatabase(config, createLogger('silent'), { connectTimeoutMs: 1_000, statementTimeoutMs: 3_000 });
+  const logger = opts.logger ?? createLogger('silent');
+  const eeDatabase = openEnterpriseDatabase(config, logger, { connectTimeoutMs: 1_000, statementTimeoutMs: 3_000 });
   const plugin = async (portico: Portico) => {
     enterprise = await createEnterprise({ portico, config, database: eeDatabase, now: opts.now });
     await enterprise.database.migrated();
@@ -58,7 +59,7 @@ export async function startEnterpriseServer(opts: EnterpriseServerOptions): Prom
     embeddedGatekeeper = modules.flatMap((m) => ('simulator' in m && m.simulator ? [m.simulator as GatekeeperSimulator] : []))[0];
     return enterprisePlugin(enterprise, modules);
   };
-  const corePlugins = [enterpriseCorePlugin({ pool: eeDatabase.pool, logger: createLogger('silent') })];
+  const corePlugins = [enterpriseCorePlugin({ pool: eeDatabase.pool, logger })];
   const server = await startPorticoServer({ ...opts, join: opts.join, adminPassword: opts.adminPassword ?? opts.join?.adminPassword, corePlugins, plugin }).catch(async (error: unknown) => {
     await eeDatabase.stop();
     if (ownsDatabase) await database.drop();
