@@ -45,6 +45,8 @@ export const resources = {
   rgd: { group: 'kro.run', version: 'v1alpha1', kind: 'ResourceGraphDefinition', plural: 'resourcegraphdefinitions', namespaced: false },
   project: { group: 'portico.dev', version: 'v1alpha1', kind: 'Project', plural: 'projects', namespaced: true },
   secret: { group: '', version: 'v1', kind: 'Secret', plural: 'secrets', namespaced: true },
+  /** Settings kept in the cluster (icon registries, sign-in providers), so GitOps can manage them too. */
+  configMap: { group: '', version: 'v1', kind: 'ConfigMap', plural: 'configmaps', namespaced: true },
   namespace: { group: '', version: 'v1', kind: 'Namespace', plural: 'namespaces', namespaced: false },
   /** core/v1 Events: what controllers (kro) report about objects; read by the instance `/events` route. */
   event: { group: '', version: 'v1', kind: 'Event', plural: 'events', namespaced: true },

@@ -153,6 +153,7 @@ const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 const BUILTIN: ServedResource[] = [
   { group: '', version: 'v1', kind: 'Namespace', plural: 'namespaces', namespaced: false, statusSubresource: true },
   { group: '', version: 'v1', kind: 'Secret', plural: 'secrets', namespaced: true, statusSubresource: false },
+  { group: '', version: 'v1', kind: 'ConfigMap', plural: 'configmaps', namespaced: true, statusSubresource: false },
   { group: '', version: 'v1', kind: 'Event', plural: 'events', namespaced: true, statusSubresource: false },
   { group: 'kro.run', version: 'v1alpha1', kind: 'ResourceGraphDefinition', plural: 'resourcegraphdefinitions', namespaced: false, statusSubresource: true },
   { group: 'portico.dev', version: 'v1alpha1', kind: 'Project', plural: 'projects', namespaced: true, statusSubresource: false },
