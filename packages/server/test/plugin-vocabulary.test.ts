@@ -50,11 +50,8 @@ function widgetsPlugin() {
       },
       { create: { id: 'widgets.create', actor: 0, subject: (_actor: Actor, project: string, name: string) => ({ name, project }) } },
     );
-    return {
-      name: 'widgets',
-      routes: widgetRoutes,
-      handlers: tableHandlers<(typeof widgetRoutes)[number]>()({ createWidget: ({ actor, params, body }) => widgets.create(actor, params.project, body.name) }),
-    };
+    const handlers = tableHandlers<(typeof widgetRoutes)[number]>()({ createWidget: ({ actor, params, body }) => widgets.create(actor, params.project, body.name) });
+    return { name: 'widgets', routes: widgetRoutes, handlers };
   };
   return { core, server, operations };
 }
