@@ -1,4 +1,4 @@
-import type { EnterpriseFamilyName, RouteDef } from '../routes.js';
+import type { EnterpriseFamilyName, RouteDef } from '../route-def.js';
 import type { EnterpriseOperationId } from './operations.js';
 
 /**
