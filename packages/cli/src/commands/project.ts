@@ -3,6 +3,7 @@ import type { Command } from 'commander';
 import type { App } from '../app.js';
 import { age, print } from '../output/render.js';
 import { renderDetails, renderTable } from '../output/table.js';
+import { registerProjectDelete } from './project-delete.js';
 import { registerProjectRole } from './project-role.js';
 import { registerProjectUpdate } from './project-update.js';
 import { collect, formatOf, list, needProject, tableOptions, withOutput } from './shared.js';
@@ -91,16 +92,7 @@ export function registerProject(program: Command, app: App): void {
       app.io.out(`project "${created.name}" created\n`);
     });
 
-  project
-    .command('delete')
-    .description('delete a project')
-    .argument('[name]', 'project name')
-    .action(async (name: string | undefined, _opts: unknown, cmd: Command) => {
-      const { client } = await app.session(cmd);
-      const target = await needProject(app.io, client, name, 'NAME argument');
-      await client.projects.delete(target);
-      app.io.out(`project "${target}" deleted\n`);
-    });
+  registerProjectDelete(project, app);
 
   withOutput(project.command('namespaces').description("real namespaces matching the project's destinations").argument('[name]', 'project name')).action(
     async (name: string | undefined, opts: { output?: string }, cmd: Command) => {
