@@ -4,8 +4,8 @@ import { packagesDir, sources, type SourceFile } from './support/sources.js';
 
 // Files import in one direction: a file that imports what imports it (type-only imports included, as in
 // api/src/enterprise once: the rows of each family and the table that gathers them) can only be read, split or
-// loaded as one. Core is left out here: its facade types and its catalog still import each other.
-const checked = ['api/src', 'server/src', 'client/src', 'cli/src', 'enterprise/src'];
+// loaded as one.
+const checked = ['api/src', 'core/src', 'server/src', 'client/src', 'cli/src', 'enterprise/src'];
 
 const SPECIFIER = /(?:\bfrom\s*|\bimport\s*\(?\s*)'(\.{1,2}\/[^']+)'/g;
 

@@ -5,9 +5,9 @@ import { comparatorFor, indexEntry, type IndexedEntry, type RgdSortBy, type Sort
 import type { RevisionLog } from './revisions.js';
 import { buildCatalogEntry } from './rgd-entry.js';
 import type { SchemaCache } from './schema-cache.js';
-import type { CatalogEntry } from './types.js';
+import type { CatalogChange, CatalogEntry } from './types.js';
 
-export type CatalogChange = 'add' | 'update' | 'delete';
+export type { CatalogChange } from './types.js';
 
 /** The catalog's entries by name, as the RGD informer has them, with the sorted views derived from them. */
 interface CatalogIndex {

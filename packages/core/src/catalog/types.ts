@@ -2,6 +2,9 @@ import type { DeploymentMode } from '@portico/api';
 import type { CatalogResource } from './dependencies.js';
 import type { ResourceDescription } from './resource-descriptions.js';
 
+/** What happened to a catalog entry. */
+export type CatalogChange = 'add' | 'update' | 'delete';
+
 export type { CatalogResource } from './dependencies.js';
 
 /** A JSON Schema object (the draft 2020-12 subset kro's simple schema translates to). */

@@ -1,5 +1,5 @@
 import type * as api from '@portico/api';
-import type { CatalogChange, CatalogEntry } from '../catalog/index.js';
+import type { CatalogChange, CatalogEntry } from '../catalog/types.js';
 import type { Informer, InformerEventType } from '../cluster/informer-types.js';
 import type { WriteTarget } from '../cluster/resource-version.js';
 import type { Logger } from '../logger.js';
