@@ -66,7 +66,7 @@ function timestampOf(id: string): string {
  * the whole text on every call): half of PostgreSQL's CPU for an append. The chain takes each text by subscript
  * rather than by joining the batch, which the recursion would scan once per event.
  */
-const appendSql = `
+export const appendSql = `
 WITH RECURSIVE
 texts AS MATERIALIZED (SELECT string_to_array($1::text, E'\\n') AS a, string_to_array($2::text, E'\\n') AS d),
 batch AS MATERIALIZED (
@@ -106,7 +106,7 @@ SELECT ${configColumns} FROM audit_config WHERE id = 1`);
  * A batch travels as two texts, one line per event (see `appendSql`): the canonical texts the chain hashes, and the
  * canonical texts of the details, each details text serialised once and hashed for its digest.
  */
-function appendRows(events: readonly AuditEvent[]): [string, string] {
+export function appendRows(events: readonly AuditEvent[]): [string, string] {
   let chained = '';
   let details = '';
   for (let i = 0; i < events.length; i++) {
@@ -129,7 +129,7 @@ export async function appendBatchReadingConfig(pool: Queryable, events: readonly
   return configOf(rows[0]!);
 }
 
-/** Appends one event on its own (tests, tools); the recorder goes through `createAuditTrail`. */
+/** Appends one event on its own (tests, tools); the recorder settles its events through settle.ts. */
 export async function appendEvent(pool: Pool, draft: AuditDraft, at?: number): Promise<AuditEvent> {
   const event = newEvent(draft, at);
   await appendBatch(pool, [event]);
@@ -137,12 +137,13 @@ export async function appendEvent(pool: Pool, draft: AuditDraft, at?: number): P
 }
 
 /**
- * The recorder's one line to PostgreSQL (a `StatementLine`): at most one statement on its way at a time, and each
+ * A line to the trail for code that appends without intents (tools, tests; the recorder uses intents.ts and
+ * settle.ts, lines built the same way), a `StatementLine`: at most one statement on its way at a time, and each
  * one both appends every event queued when it left (at most 500) and reads the configuration (a bare read when no
  * event is queued).
  *
  * - `check()` answers the configuration from a statement whose answer comes after the call: the one on its way
- *   (it has not answered yet), else a new one. It is the fail-closed proof an operation waits for before it runs.
+ *   (it has not answered yet), else a new one: proof that PostgreSQL answered after the call.
  * - `append()` resolves once the statement that carries the event has stored it, or rejects with its failure.
  *   Events wait for the statement on its way; with none on its way (or when it answers) the next statement
  *   leaves at the end of the current turn of the event loop rather than at once, so operations that finish

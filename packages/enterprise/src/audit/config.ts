@@ -41,6 +41,10 @@ export async function writeConfig(db: Queryable, config: AuditConfigUpdate): Pro
   return configOf(rows[0]);
 }
 
-/** Whether an operation is recorded under this configuration. */
+/**
+ * Whether an operation is recorded under this configuration. An erasure always is, whatever the configuration says:
+ * it changes the trail itself, and the contract makes it an audit event of its own.
+ */
 export const isRecorded = (config: AuditConfig, action: string, resource: string) =>
-  config.enabled && !config.excludeActions.includes(action) && !config.excludeResources.includes(resource);
+  (action === 'erase' && resource === 'audit') ||
+  (config.enabled && !config.excludeActions.includes(action) && !config.excludeResources.includes(resource));

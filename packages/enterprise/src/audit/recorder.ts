@@ -1,98 +1,80 @@
-import { isPorticoError, unavailable, type Logger, type Operation, type OperationHook } from '@portico/core';
+import { randomUUID } from 'node:crypto';
+import { unavailable, type Logger, type Operation, type OperationHook } from '@portico/core';
 import type { Pool } from 'pg';
-import { createAuditTrail } from './append.js';
+import { newEvent } from './append.js';
 import { isRecorded } from './config.js';
-import { boundedUserAgent, clean, redact } from './redact.js';
-import type { AuditConfig, AuditDraft, AuditResult } from './types.js';
-
-interface Outcome {
-  result: AuditResult;
-  httpStatus: number;
-  error?: { code: string; message: string };
-}
-
-function outcomeOf(error: unknown): Outcome {
-  if (!isPorticoError(error)) return { result: 'error', httpStatus: 500, error: { code: 'INTERNAL_ERROR', message: 'internal error' } };
-  const denied = error.status === 401 || error.status === 403;
-  return { result: denied ? 'denied' : 'error', httpStatus: error.status, error: { code: error.code, message: error.message } };
-}
-
-/** A sign-in that did not succeed is its own action, so `action=login_failed` finds every failed attempt. */
-const actionOf = (facts: Operation, outcome: Outcome) =>
-  facts.action === 'login' && outcome.result !== 'success' ? 'login_failed' : facts.action;
-
-function draftOf(facts: Operation, outcome: Outcome): AuditDraft {
-  // The input is the one part that can hold secrets and is walked once. Text that came with the request is
-  // cleaned; the route id, action and resource come from the route table.
-  // Keys in sorted order at every depth, so the event's canonical text is one JSON.stringify (chain.ts).
-  const input = redact(facts.input ?? {}, { secretFields: facts.secretFields });
-  const { request } = facts;
-  // Built in key order (error, input, operation, routeId), as the canonical text needs.
-  const details: Record<string, unknown> = {};
-  if (outcome.error) details.error = { errorCode: outcome.error.code, message: clean(outcome.error.message) };
-  details.input = input;
-  details.operation = facts.id;
-  if (request.routeId !== undefined) details.routeId = request.routeId;
-  const draft: AuditDraft = {
-    // Before sign-in there is no actor: the attempt is recorded under the username it named.
-    userId: clean(facts.actor?.id ?? facts.name),
-    userEmail: clean(facts.actor?.email ?? ''),
-    sourceIP: clean(request.sourceIP ?? ''),
-    userAgent: boundedUserAgent(clean(request.userAgent ?? '')),
-    action: actionOf(facts, outcome),
-    resource: facts.resource,
-    name: clean(facts.name),
-    requestId: clean(request.requestId ?? ''),
-    result: outcome.result,
-    httpStatus: outcome.httpStatus,
-    details,
-  };
-  if (facts.project !== undefined) draft.project = clean(facts.project);
-  if (facts.namespace !== undefined) draft.namespace = clean(facts.namespace);
-  return draft;
-}
+import { draftOf, outcomeOf, redactedInput, successOf, unknownOutcomeDraft, type Outcome } from './draft.js';
+import { createIntentLine, newIntent } from './intents.js';
+import { startRecovery } from './recovery.js';
+import { createSettler, type Settlement, type SettlerOptions } from './settle.js';
+import type { AuditConfig } from './types.js';
 
 const trailDown = (cause: unknown) => unavailable('audit trail (PostgreSQL)', 5, cause);
 
+export interface AuditRecorderOptions extends SettlerOptions {
+  pool: Pool;
+  logger: Logger;
+  /** This process among the replicas (tests name one; a fresh one per process otherwise). */
+  bootId?: string;
+  /** How old another process's intent must be before recovery takes it: longer than any operation runs. */
+  recoverAfterMs?: number;
+  /** How often recovery looks for intents nobody settles. */
+  recoverEveryMs?: number;
+}
+
 /**
  * The one place operations are recorded: a hook of core's operation seam, so it wraps every audited operation
- * whoever calls it (the HTTP server or an embedding program).
- * Fail closed: the configuration is read from PostgreSQL before the operation runs (which also proves the
- * database answers), so with PostgreSQL down nothing runs and the caller gets 503. The outcome is appended
- * before the caller hears of it, so nothing acknowledged is missing from the trail. If PostgreSQL fails in
- * the moment between the operation and its record, the caller gets 503 and the record goes to the log.
+ * whoever calls it (the HTTP server or an embedding program). Fail closed, strictly (contract §12.2):
+ *
+ * 1. Before the operation runs, its intent (the event recovery records if nothing else does, redacted) is stored
+ *    durably; the statement that stores it also reads the configuration. If it fails, the caller gets 503 and the
+ *    operation does not run: an answer of 503 never comes with a change.
+ * 2. The operation runs.
+ * 3. Its settlement deletes the intent and appends the event with the real outcome, in one statement, before the
+ *    caller hears back. If that fails (PostgreSQL went away meanwhile) the caller still hears the true outcome (the
+ *    change is covered by its durable intent) and the settlement is retried in the background until it is stored.
+ * 4. An intent nobody settles (its process died) is recorded by recovery as an `error` with `OUTCOME_UNKNOWN`.
+ *
+ * So every change has its record, and a `success` is recorded only by the process that told its caller so.
  */
-export function createAuditRecorder(deps: { pool: Pool; logger: Logger }): OperationHook {
-  // Operations that arrive while a statement is on its way share it: its answer still comes after they arrived,
-  // so it proves PostgreSQL answered after each of them did (see createAuditTrail).
-  const trail = createAuditTrail(deps.pool);
-  const currentConfig = () => trail.check();
-  const append = (draft: AuditDraft) => trail.append(draft);
+export function createAuditRecorder(deps: AuditRecorderOptions): OperationHook {
+  const bootId = deps.bootId ?? randomUUID();
+  // Intents this process settles itself, which recovery leaves alone.
+  const live = new Set<string>();
+  const intents = createIntentLine(deps.pool, bootId);
+  const settler = createSettler({ ...deps, db: deps.pool, done: (id) => live.delete(id), stopped: () => deps.pool.ended });
+  startRecovery({ pool: deps.pool, logger: deps.logger, bootId, graceMs: deps.recoverAfterMs ?? 300_000, everyMs: deps.recoverEveryMs ?? 60_000, live: () => live });
+
   return async <T>(facts: Operation, run: () => Promise<T>): Promise<T> => {
+    const input = redactedInput(facts);
+    const intent = newIntent(unknownOutcomeDraft(facts, input));
+    live.add(intent.id);
     let config: AuditConfig;
     try {
-      config = await currentConfig();
+      config = await intents.write(intent);
     } catch (error) {
+      // The statement may have committed before its answer was lost: the intent goes too (the operation never ran).
+      settler.later({ intentId: intent.id }, error);
       throw trailDown(error);
     }
+    settler.nudge();
     let outcome: Outcome;
     let value: T | undefined;
     let thrown: unknown;
     try {
       value = await run();
-      outcome = { result: 'success', httpStatus: facts.request.successStatus ?? (facts.action === 'create' ? 201 : 200) };
+      outcome = successOf(facts);
     } catch (error) {
       thrown = error;
       outcome = outcomeOf(error);
     }
-    const draft = draftOf(facts, outcome);
-    if (isRecorded(config, draft.action, draft.resource)) {
-      try {
-        await append(draft);
-      } catch (error) {
-        deps.logger.error({ err: error, audit: draft }, 'audit record could not be written; the caller was told 503');
-        throw trailDown(error);
-      }
+    const draft = draftOf(facts, outcome, input);
+    // The configuration in force when the operation started decides, so disabling the trail is itself recorded.
+    const settlement: Settlement = isRecorded(config, draft.action, draft.resource) ? { intentId: intent.id, event: newEvent(draft) } : { intentId: intent.id };
+    try {
+      await settler.settle(settlement);
+    } catch (error) {
+      settler.later(settlement, error);
     }
     if (outcome.result !== 'success') throw thrown;
     return value as T;

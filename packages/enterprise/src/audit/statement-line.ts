@@ -7,16 +7,19 @@
  * - `add(item)` resolves (with the item) once the statement that carries it has answered, or rejects with its failure.
  *   With none on its way (or when it answers) the next statement leaves at the end of the current turn of the
  *   event loop rather than at once, so items added together in a turn travel together.
+ * - `carry(item)` is `add` answering what the statement that carried the item answered.
  *
- * The audit trail (append.ts) is this line over its append statement.
+ * The audit trail (append.ts) is this line over its append statement; the recorder's intents and settlements
+ * (intents.ts, settle.ts) travel on lines of their own.
  */
 export interface StatementLine<Item, Answer> {
   answered(): Promise<Answer>;
   add(item: Item): Promise<Item>;
+  carry(item: Item): Promise<Answer>;
 }
 
 export function createStatementLine<Item, Answer>(send: (items: readonly Item[]) => Promise<Answer>, maxBatch = 500): StatementLine<Item, Answer> {
-  let queue: { item: Item; resolve: () => void; reject: (error: unknown) => void }[] = [];
+  let queue: { item: Item; resolve: (answer: Answer) => void; reject: (error: unknown) => void }[] = [];
   let onItsWay: Promise<Answer> | undefined;
   let leavingSoon = false;
   /** The next statement, at the end of this turn of the event loop, unless one is on its way by then. */
@@ -41,7 +44,7 @@ export function createStatementLine<Item, Answer>(send: (items: readonly Item[])
     const mine = send(batch.map((p) => p.item)).then(
       (answer) => {
         settled();
-        for (const p of batch) p.resolve();
+        for (const p of batch) p.resolve(answer);
         return answer;
       },
       (error: unknown) => {
@@ -53,12 +56,14 @@ export function createStatementLine<Item, Answer>(send: (items: readonly Item[])
     onItsWay = mine;
     return mine;
   };
+  const carry = (item: Item) =>
+    new Promise<Answer>((resolve, reject) => {
+      queue.push({ item, resolve, reject });
+      sendSoon();
+    });
   return {
     answered: () => onItsWay ?? sendNow(),
-    add: (item) =>
-      new Promise<Item>((resolve, reject) => {
-        queue.push({ item, resolve: () => resolve(item), reject });
-        sendSoon();
-      }),
+    add: (item) => carry(item).then(() => item),
+    carry,
   };
 }
