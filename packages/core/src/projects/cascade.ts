@@ -1,5 +1,6 @@
+import type { InstanceChildren } from '@portico/api';
 import type { Actor } from '../actor.js';
-import { conflict } from '../errors.js';
+import { conflict, isPorticoError } from '../errors.js';
 import type { IndexedInstance, InstanceIndex } from '../instances/index-types.js';
 import type { Logger } from '../logger.js';
 import { asSeparateOperations } from '../operations/request-facts.js';
@@ -63,13 +64,22 @@ export async function deleteProjectInstances(deps: CascadeDeps, actor: Actor, pr
 
 function describe(deps: CascadeDeps, actor: Actor, item: IndexedInstance, position: string): Target {
   const key = keyOf(item);
-  const children = deps.instances.service.children(actor, key).items;
+  let children: InstanceChildren['items'] = [];
+  try {
+    children = deps.instances.service.children(actor, key).items;
+  } catch (err) {
+    if (!wentMeanwhile(deps, err, key)) throw err;
+  }
   const involved = [
     { kind: key.kind, name: key.name, namespace: key.namespace || 'default' },
     ...children.filter((c) => c.kind).map((c) => ({ kind: c.kind, name: c.name, namespace: c.namespace || 'default' })),
   ];
   return { item, key, position, totalResources: children.length, involved };
 }
+
+/** The error is the instance's 404 because it has left the index since the cascade listed it (deleted meanwhile). */
+const wentMeanwhile = (deps: CascadeDeps, err: unknown, key: InstanceKey) =>
+  isPorticoError(err) && err.code === 'NOT_FOUND' && !deps.instances.index.get(key);
 
 /** Asks for one deletion; true when the cascade must wait for the object to go (every mode but gitops). */
 async function requestDeletion(deps: CascadeDeps, progress: DeletionProgress, actor: Actor, project: string, target: Target): Promise<boolean> {
@@ -88,6 +98,8 @@ async function requestDeletion(deps: CascadeDeps, progress: DeletionProgress, ac
     await progress.report(item, { phase: 'DELETING', readyResources, totalResources, message: `removed from Git${commit} (${position}); its GitOps controller prunes it` });
     return false;
   } catch (err) {
+    // Deleted by someone else since the cascade listed it: nothing to ask, only its going to report.
+    if (wentMeanwhile(deps, err, key)) return true;
     const reason = err instanceof Error ? err.message : String(err);
     await progress.report(item, { phase: 'ERROR', readyResources, totalResources, message: `could not be deleted (${position}): ${reason}` });
     throw err;

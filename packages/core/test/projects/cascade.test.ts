@@ -37,7 +37,13 @@ let counter = 0;
 const operations: { id: string; name: string; project?: string; input: unknown; result: 'ok' | string }[] = [];
 const progress: api.DeployProgress[] = [];
 
+/** Runs before the next operation with this id (then is forgotten): to change the world in the middle of a cascade. */
+const before = new Map<string, () => Promise<void>>();
+
 const record: OperationHook = async (operation, run) => {
+  const first = before.get(operation.id);
+  before.delete(operation.id);
+  await first?.();
   try {
     const value = await run();
     operations.push({ id: operation.id, name: operation.name, project: operation.project, input: operation.input, result: 'ok' });
@@ -215,6 +221,24 @@ describe('deleting a project with cascade', () => {
     expect(await portico.cluster.get(resources.project, name, portico.config.kubernetes.namespace)).toBeUndefined();
     const reported = progress.filter((p) => p.name === key.name).map((p) => p.message);
     expect(reported).toEqual(expect.arrayContaining([expect.stringMatching(/^removed from Git in commit [0-9a-f]{12} \(1 of 1\); its GitOps controller prunes it$/)]));
+  });
+
+  it('takes an instance deleted by someone else in the meantime as deleted, and goes on', async () => {
+    const name = await project();
+    const [first, second] = [await deploy(name, `${name}-a`), await deploy(name, `${name}-b`)];
+    const ref = await webApps();
+    // Once the cascade has listed both, the second is deleted with kubectl before the cascade gets to it.
+    before.set('instances.delete', async () => {
+      await portico.cluster.delete(ref, second.name, 'dev');
+      await until(() => ![...portico.instances.indexed.all()].some((i) => i.instance.name === second.name), 'the second instance to go');
+    });
+
+    await portico.projects.delete(root, name, { cascade: true });
+
+    expect(await portico.cluster.get(ref, first.name, 'dev')).toBeUndefined();
+    expect(await portico.cluster.get(ref, second.name, 'dev')).toBeUndefined();
+    expect(await portico.cluster.get(resources.project, name, portico.config.kubernetes.namespace)).toBeUndefined();
+    expect(progress.filter((p) => p.name === second.name).map((p) => p.phase)).toContain('DELETED');
   });
 
   it('on a project without instances deletes its Secrets and the project, and is the same with or without cascade', async () => {
