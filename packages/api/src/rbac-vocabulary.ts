@@ -23,6 +23,11 @@ export interface RbacResourceRow {
   actions: readonly string[];
   /** Whether a project role's policy may name it (it then compiles under the project's base). */
   policy: boolean;
+  /**
+   * The actions a project policy may grant on it, when fewer than `actions` (`projects`: get and update of the
+   * project itself); a policy's `*` then stands for exactly these.
+   */
+  policyActions?: readonly string[];
   /** Actions reported per project in the can-i summary, under `<summaryKey ?? resource>:<action>`. */
   summary?: readonly string[];
   summaryKey?: string;
@@ -43,10 +48,10 @@ export interface RbacResourceRow {
 /** The OSS rows (contract §5), in the order can-i, the CLI and the docs list them. */
 export const ossRbacResources: readonly RbacResourceRow[] = deepFreeze([
   {
-    resource: 'projects', base: 'projects/{project}', segments: [], actions: ['create', 'list', 'get', 'update', 'delete'], policy: false,
-    anyProject: 'projects/*',
+    resource: 'projects', base: 'projects/{project}', segments: [], actions: ['create', 'list', 'get', 'update', 'delete'], policy: true,
+    policyActions: ['get', 'update'], anyProject: 'projects/*',
     summary: ['get', 'update', 'delete'], summaryKey: 'project',
-    grantedBy: 'create, list (`projects/*`): Server Admin; get: every role of the project (implicit); update, delete: Server Admin',
+    grantedBy: 'create, list (`projects/*`): Server Admin; get: every role of the project (implicit); update: Server Admin, roles with `projects` update; delete: Server Admin',
   },
   {
     resource: 'instances', base: 'instances/{project}', segments: ['namespace', 'kind', 'name'], actions: rbacActions, policy: true,
@@ -68,8 +73,12 @@ export const ossRbacResources: readonly RbacResourceRow[] = deepFreeze([
     resource: 'roles', base: 'projects/{project}/roles', segments: [], actions: ['update'], policy: false,
     summary: ['update'], grantedBy: 'Server Admin only — no project policy can grant it (change what roles permit)',
   },
+  {
+    resource: 'repositories', base: 'repositories/{project}', segments: ['name'], actions: rbacActions, policy: true,
+    grantedBy: 'project role policies (the project\'s GitOps repositories)',
+  },
   ...globalRows(
-    ['repositories', 'settings', 'users', 'applications', 'clusters', 'compliance', 'audit', 'license', 'categories', 'views'],
+    ['settings', 'users', 'applications', 'clusters', 'compliance', 'audit', 'license', 'categories', 'views'],
   ),
 ]);
 
@@ -84,6 +93,19 @@ function globalRows(names: readonly string[]): RbacResourceRow[] {
     grantedBy: 'Server Admin (global policy)', placeholder: true,
   }));
 }
+
+/**
+ * Resources a project policy may name whose objects in a project are not those of their can-i row. `compliance`
+ * is global (templates and constraints, §12.5); in a project's policy (the field's `compliance, get, <p>/*`) it
+ * names that project's compliance, `compliance/<p>`, decided by the project's policy like its other objects.
+ * The can-i row stays as it is (the OSS placeholder, or the Enterprise row in its place).
+ */
+export const projectPolicyOnlyRows: readonly RbacResourceRow[] = deepFreeze([
+  {
+    resource: 'compliance', base: 'compliance/{project}', segments: [], actions: ['get', 'list'], policy: true,
+    grantedBy: 'project role policies: the project\'s own compliance (its violations)',
+  },
+]);
 
 function deepFreeze<T>(value: T): T {
   if (value && typeof value === 'object' && !Object.isFrozen(value)) {
@@ -116,7 +138,7 @@ export interface RbacVocabulary {
   readonly names: readonly string[];
   /** Every action of the rows (`get` … `delete`, `reveal`), in first-seen order. */
   readonly actions: readonly string[];
-  /** The rows a project policy may name, and their actions. */
+  /** The rows a project policy may name (`projectPolicyOnlyRows` included), and the actions it may grant. */
   readonly policyRows: readonly RbacResourceRow[];
   readonly policyActions: readonly string[];
   row(resource: string): RbacResourceRow | undefined;
@@ -151,7 +173,8 @@ export function createRbacVocabulary(extra: readonly RbacResourceRow[] = []): Rb
   }
   const byName = new Map(rows.map((r) => [r.resource, r]));
   const policyRows = rows.filter((r) => r.policy);
-  const projectHeads = new Set(rows.filter((r) => r.base.split('/')[1] === '{project}').map((r) => r.base.split('/')[0]!));
+  for (const extra of projectPolicyOnlyRows) if (!policyRows.some((r) => r.resource === extra.resource)) policyRows.push(extra);
+  const projectHeads = new Set([...rows, ...policyRows].filter((r) => r.base.split('/')[1] === '{project}').map((r) => r.base.split('/')[0]!));
   const rowOf = (resource: string) => {
     const found = byName.get(resource);
     if (!found) throw new Error(`unknown RBAC resource "${resource}"`);
@@ -162,7 +185,7 @@ export function createRbacVocabulary(extra: readonly RbacResourceRow[] = []): Rb
     names: Object.freeze(rows.map((r) => r.resource)),
     actions: Object.freeze([...new Set(rows.flatMap((r) => r.actions))]),
     policyRows: Object.freeze(policyRows),
-    policyActions: Object.freeze([...new Set(policyRows.flatMap((r) => r.actions))]),
+    policyActions: Object.freeze([...new Set(policyRows.flatMap((r) => r.policyActions ?? r.actions))]),
     row: (resource: string) => byName.get(resource),
     object(resource: string, ...parts: string[]) {
       const row = rowOf(resource);
@@ -214,9 +237,17 @@ export function rbacDocsTable(list: readonly RbacResourceRow[]): string {
   for (const r of list) {
     const item = [r.base.replace('{project}', '<p>'), ...r.segments.map((s) => `<${s}>`)].join('/');
     const object = r.anyProject ? `${item}\`, \`${r.anyProject}` : item;
-    const shape = r.segments.length > 0 ? [r.resource, ...r.segments.map((s) => `<${s}>`)].join('/') : `${r.resource}/*`;
-    const policy = r.policy ? `\`${shape}\`` : 'no';
-    lines.push(`| ${r.resource} | \`${object}\` | ${r.actions.join(', ')} | ${policy} | ${r.grantedBy} |`);
+    lines.push(`| ${r.resource} | \`${object}\` | ${r.actions.join(', ')} | ${policyCell(r)} | ${r.grantedBy} |`);
   }
   return lines.join('\n');
+}
+
+/** How a project policy names a row (`instances/<namespace>/<kind>/<name>`), and what it then reaches if not the row's object. */
+function policyCell(row: RbacResourceRow): string {
+  const policyRow = row.policy ? row : projectPolicyOnlyRows.find((p) => p.resource === row.resource);
+  if (!policyRow) return 'no';
+  const shape = policyRow.segments.length > 0 ? [policyRow.resource, ...policyRow.segments.map((s) => `<${s}>`)].join('/') : `${policyRow.resource}/*`;
+  const actions = policyRow.policyActions ? ` (${policyRow.policyActions.join(', ')})` : '';
+  const reaches = policyRow === row ? '' : ` → \`${policyRow.base.replace('{project}', '<p>')}\``;
+  return `\`${shape}\`${actions}${reaches}`;
 }

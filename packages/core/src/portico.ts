@@ -14,7 +14,7 @@ import { resources, type Cluster } from './ports/cluster.js';
 import type { KeyValue } from './ports/keyvalue.js';
 import { createProjects, projectPolicySource } from './projects/index.js';
 import { createSecrets } from './secrets/index.js';
-import { createAccess, createAuthorizer, normalizeRoles, validateRoles } from './rbac/index.js';
+import { createAccess, createAuthorizer, validateRoles } from './rbac/index.js';
 import type { EventStream, Portico } from './types.js';
 import type { PorticoPlugin } from './editions/plugin.js';
 import { createOperationRunner, type OperationHook } from './operations/index.js';
@@ -137,7 +137,7 @@ export async function createPortico(opts: CreatePorticoOptions = {}): Promise<Po
     // A project's cascade deletes its instances through the wrapped service: each deletion is an operation.
     const wrappedInstances = operations.wrap(instances, instanceOperations);
     const projects = createProjects({
-      cluster, projects: projectInformer, authz, normalizeRoles, config, logger, events,
+      cluster, projects: projectInformer, authz, config, logger, events,
       instances: { index: instances.index, service: wrappedInstances },
       validateRoles: (project, roles) => validateRoles(project, roles, vocabulary),
     });

@@ -27,8 +27,6 @@ export interface ProjectsDeps {
    * belongs to core/rbac (`validateRoles`), which projects does not import.
    */
   validateRoles: (project: string, roles: api.ProjectRole[]) => void;
-  /** Rewrites each role's policies into the stored spelling (the triple); core/rbac's `normalizeRoles`. */
-  normalizeRoles: <R extends { name: string; policies: string[] }>(project: string, roles: readonly R[]) => R[];
   config: Pick<PorticoConfig, 'kubernetes'>;
   /** A project's instances: counted before it is deleted, deleted first by a cascade. */
   instances: ProjectInstances;
@@ -85,7 +83,7 @@ export function createProjects(deps: ProjectsDeps): ProjectsService {
     async create(actor, input) {
       authorize(actor, 'create', rbacObject.allProjects);
       const body = parseInput(api.CreateProjectRequest, input);
-      const roles = body.roles ? deps.normalizeRoles(body.name, body.roles.map(roleSpec)) : defaultRoles();
+      const roles = body.roles ? body.roles.map(roleSpec) : defaultRoles();
       deps.validateRoles(body.name, roles);
       if (cached(body.name)) throw conflict(`project "${body.name}" already exists`, { resource: 'project', identifier: body.name });
       const resource = projectResource({ ...body, roles }, { namespace, createdBy: actor.id });
@@ -115,7 +113,7 @@ export function createProjects(deps: ProjectsDeps): ProjectsService {
       const after: ProjectSpec = {
         description: body.description ?? before.description,
         destinations: body.destinations ?? before.destinations,
-        roles: body.roles ? deps.normalizeRoles(name, body.roles.map(roleSpec)) : before.roles,
+        roles: body.roles ? body.roles.map(roleSpec) : before.roles,
       };
       for (const { action, object } of updatePermissions(name, before, after)) authorize(actor, action, object);
       if (body.roles) deps.validateRoles(name, after.roles);

@@ -1,11 +1,14 @@
 import { PorticoError } from '../errors.js';
+import { policyTriple } from './casbin-line.js';
 import { itemObject, ossRbacVocabulary, rbacObject, rbacSubject, resourceObject, type RbacResourceRow, type RbacVocabulary } from '@portico/api';
 
 /**
- * The policy compiler: project-relative triples (`instances/*, get, allow`) become Casbin lines scoped to the
- * project (`proj:alpha:viewer, instances/alpha/*, get, allow`). Only the vocabulary's policy rows can be named
- * (`policy: true` in @portico/api's rbac-vocabulary), and each compiles under its fixed project base, so no policy can reach another project, `projects/*`, or the
- * role-modify object `projects/<p>/roles`.
+ * The policy compiler: project-relative triples (`instances/*, get, allow`), and the Casbin lines the field
+ * writes (casbin-line.ts), become Casbin lines scoped to the project (`proj:alpha:viewer, instances/alpha/*, get,
+ * allow`). Policies are stored as written and compiled from that text wherever they are read. Only the
+ * vocabulary's policy rows can be named (`policy: true` in @portico/api's rbac-vocabulary, and its
+ * `projectPolicyOnlyRows`), and each compiles under its fixed project base, so no policy can reach another
+ * project, `projects/*`, or the role-modify object `projects/<p>/roles`.
  */
 
 /** Every action a policy may name: `*` and the actions of the policy rows (`reveal` of secrets included). */
@@ -74,44 +77,23 @@ function compileObject(project: string, object: string, vocabulary: RbacVocabula
     const shape = [resource, ...row.segments.map((s) => `<${s}>`)].join('/');
     return { error: `${resource} objects have the form ${shape} (use * for any part, e.g. ${resource}/*)` };
   }
-  return { object: itemObject(row, project, rest), row };
-}
-
-/** Which role a policy is being compiled for; a Casbin line must name exactly this project and role. */
-export interface PolicyOwner {
-  project: string;
-  role: string;
+  // Trailing parts left out mean any: `instances/dev` is every instance in dev, not an object called `dev`.
+  const parts = rest.length < row.segments.length && rest.at(-1) !== '*' ? [...rest, '*'] : rest;
+  return { object: itemObject(row, project, parts), row };
 }
 
 /**
- * The triple a policy stands for. The triple `<object>, <action>, <effect>` is itself; the Casbin line some
- * clients write, `p, proj:<project>:<role>, <resource>, <action>, <object>, <effect>`, becomes
- * `<resource>/<object>, <action>, <effect>` (an object led by the project's own name, Argo CD's spelling
- * `alpha/*`, is taken relative to it) — provided it names the project and role being edited.
+ * Parses `"<object>, <action>, <effect>"` (whitespace-tolerant) into compiled `[object, action, effect]` lines:
+ * one, or for `*` on a resource a policy may grant only some actions of (`projects`: get, update) one per action.
  */
-export function policyTriple(owner: PolicyOwner, policy: string): { triple: string } | { error: string } {
-  const parts = policy.split(',').map((p) => p.trim());
-  if (parts[0] !== 'p') return { triple: policy };
-  if (parts.length !== 6) {
-    return { error: `expected "p, proj:<project>:<role>, <resource>, <action>, <object>, <effect>" (6 comma-separated parts), got ${parts.length}` };
-  }
-  const [, subject, resource, action, object, effect] = parts as [string, string, string, string, string, string];
-  const match = /^proj:([^:]+):([^:]+)$/.exec(subject);
-  if (!match) return { error: `subject "${subject}" must be proj:${owner.project}:${owner.role}` };
-  if (match[1] !== owner.project) return { error: `the line names project "${match[1]}"; only policies of project "${owner.project}" may be written here` };
-  if (match[2] !== owner.role) return { error: `the line names role "${match[2]}"; only policies of role "${owner.role}" may be written here` };
-  const relative = object === owner.project ? '*' : object.startsWith(`${owner.project}/`) ? object.slice(owner.project.length + 1) : object;
-  const path = relative === '' || relative === '*' ? `${resource}/*` : `${resource}/${relative}`;
-  return { triple: `${path}, ${action}, ${effect}` };
-}
-
-/** Parses `"<object>, <action>, <effect>"` (whitespace-tolerant) into a compiled `[object, action, effect]`. */
-export function compilePolicy(project: string, policy: string, vocabulary: RbacVocabulary = ossRbacVocabulary): { line: [string, string, string] } | { error: string } {
+export function compilePolicy(project: string, policy: string, vocabulary: RbacVocabulary = ossRbacVocabulary): { lines: [string, string, string][] } | { error: string } {
   const compiled = compileTriple(project, policy, vocabulary);
-  return 'error' in compiled ? compiled : { line: compiled.line };
+  return 'error' in compiled ? compiled : { lines: compiled.lines };
 }
 
-function compileTriple(project: string, policy: string, vocabulary: RbacVocabulary): { line: [string, string, string]; row: RbacResourceRow } | { error: string } {
+type Line = [string, string, string];
+
+function compileTriple(project: string, policy: string, vocabulary: RbacVocabulary): { lines: Line[]; row: RbacResourceRow } | { error: string } {
   const parts = policy.split(',').map((p) => p.trim());
   if (parts.length !== 3) {
     return { error: `expected "<object>, <action>, <effect>" (3 comma-separated parts), got ${parts.length}` };
@@ -119,13 +101,18 @@ function compileTriple(project: string, policy: string, vocabulary: RbacVocabula
   const [object, action, effect] = parts as [string, string, string];
   const compiled = compileObject(project, object, vocabulary);
   if ('error' in compiled) return compiled;
-  if (action !== '*' && !compiled.row.actions.includes(action)) {
-    return { error: `unknown action "${action}" for ${compiled.row.resource}: use one of *, ${compiled.row.actions.join(', ')}` };
+  const { row } = compiled;
+  const grantable = row.policyActions ?? row.actions;
+  if (action !== '*' && !grantable.includes(action)) {
+    const limited = row.policyActions && row.actions.includes(action) ? ` (a project policy may grant only ${grantable.join(' and ')} of ${row.resource})` : '';
+    return { error: `unknown action "${action}" for ${row.resource}${limited}: use one of *, ${grantable.join(', ')}` };
   }
   if (!(policyEffects as readonly string[]).includes(effect)) {
     return { error: `unknown effect "${effect}": use allow or deny` };
   }
-  return { line: [compiled.object, action, effect], row: compiled.row };
+  // A Casbin `*` matches every action asked; where a policy may grant only some, it is spelt out action by action.
+  const actions = action === '*' && row.policyActions ? row.policyActions : [action];
+  return { lines: actions.map((a): Line => [compiled.object, a, effect]), row };
 }
 
 const destinationPattern = /^(\*|[a-z0-9][-a-z0-9]*\*|\*[-a-z0-9]*[a-z0-9]|[a-z0-9]([-a-z0-9]*[a-z0-9])?)$/;
@@ -209,7 +196,7 @@ export function compileProjectPolicies(project: PolicySource, vocabulary: RbacVo
       const triple = policyTriple({ project: project.name, role: role.name }, policy);
       const result = 'error' in triple ? triple : compileTriple(project.name, triple.triple, vocabulary);
       if ('error' in result) fail(`roles.${i}.policies.${j}`, { role: role.name, policy, message: result.error });
-      else for (const scope of scopesOf(project.name, result.row, role.destinations)) policies.push([subject, ...result.line, scope]);
+      else for (const line of result.lines) for (const scope of scopesOf(project.name, result.row, role.destinations)) policies.push([subject, ...line, scope]);
     });
   });
   return { roles, policies, bindings: compileProjectBindings(project, nameErrors), errors, errorFields };
@@ -233,18 +220,4 @@ export function validateRoles(project: string, roles: PolicySource['roles'], voc
     ? `invalid policy "${first.policy}" in role "${first.role}": ${first.message}`
     : `invalid role "${first.role}": ${first.message}`;
   throw new PorticoError('VALIDATION_FAILED', message, { fields, errors });
-}
-
-/**
- * Roles with every policy in the stored spelling, the triple: a Casbin line for the role it sits in is
- * rewritten; anything else is left as written for `validateRoles` to refuse with its reason.
- */
-export function normalizeRoles<R extends { name: string; policies: string[] }>(project: string, roles: readonly R[]): R[] {
-  return roles.map((role) => ({
-    ...role,
-    policies: role.policies.map((policy) => {
-      const triple = policyTriple({ project, role: role.name }, policy);
-      return 'triple' in triple ? triple.triple : policy;
-    }),
-  }));
 }

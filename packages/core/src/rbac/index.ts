@@ -1,4 +1,5 @@
-export { compileProjectPolicies, compilePolicy, describePolicyError, policyActions, policyEffects, normalizeRoles, policyTriple, validateRoles } from './compile.js';
+export { compileProjectPolicies, compilePolicy, describePolicyError, policyActions, policyEffects, validateRoles } from './compile.js';
+export { policyTriple } from './casbin-line.js';
 export type { CompiledProject, PolicyError, PolicySource } from './compile.js';
 export { casbinModel, buildEnforcer } from './enforcer.js';
 export type { PolicyEnforcer } from './enforcer.js';

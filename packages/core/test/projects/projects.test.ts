@@ -7,7 +7,7 @@ import { createMemoryKeyValue } from '../../src/adapters/memory-kv.js';
 import { createEvents } from '../../src/events/index.js';
 import { createLogger } from '../../src/logger.js';
 import { createProjects, defaultRoles, projectAnnotations } from '../../src/projects/index.js';
-import { normalizeRoles, validateRoles } from '../../src/rbac/index.js';
+import { validateRoles } from '../../src/rbac/index.js';
 import type { ProjectsService } from '../../src/types.js';
 import { namespace, startWorld, user, type World } from '../rbac/world.js';
 
@@ -63,7 +63,7 @@ beforeAll(async () => {
   };
   const events = createEvents({ kv: createMemoryKeyValue(), logger: createLogger('silent') });
   projects = createProjects({
-    cluster: world.cluster, projects: world.informer, authz: world.authz, validateRoles, normalizeRoles, config: { kubernetes: { namespace, inCluster: false } },
+    cluster: world.cluster, projects: world.informer, authz: world.authz, validateRoles, config: { kubernetes: { namespace, inCluster: false } },
     instances: noInstances, events,
   });
   for (const name of ['dev-a', 'dev-b', 'team-prod', 'staging', 'other', 'kube-system']) {
@@ -153,7 +153,7 @@ describe('create', () => {
     expect(error.code).toBe('VALIDATION_FAILED');
     expect(error.message).toContain('projects/*, create, allow');
     expect(error.message).toContain('ops');
-    expect(error.details.errors).toEqual([{ role: 'ops', policy: 'projects/*, create, allow', message: expect.stringContaining('unknown resource') }]);
+    expect(error.details.errors).toEqual([{ role: 'ops', policy: 'projects/*, create, allow', message: expect.stringContaining('may grant only get and update of projects') }]);
     expect(error.details.fields).toHaveProperty(['roles.0.policies.1']);
     expect(await world.cluster.get(resources.project, 'bad-policy', namespace)).toBeUndefined();
   });

@@ -87,7 +87,7 @@ describe('bindings', () => {
     expect(authz.can(vera, 'delete', 'projects/alpha/members')).toBe(false);
   });
 
-  it('no project policy, however broad, yields the role-modify permission or projects/*', async () => {
+  it('no project policy, however broad, yields the role-modify permission, projects/* or deleting the project', async () => {
     const { authz, put } = await start();
     const everything = ['instances/*, *, allow', 'secrets/*, *, allow', 'rgds/*, *, allow', 'members/*, *, allow', 'members, *, allow'];
     const invalid = ['*, *, allow', 'roles/*, *, allow', 'projects/*, *, allow', 'projects/alpha/roles, update, allow'];
@@ -97,7 +97,10 @@ describe('bindings', () => {
     expect(authz.can(mallory, '*', 'projects/alpha/roles')).toBe(false);
     expect(authz.can(mallory, 'create', 'projects/*')).toBe(false);
     expect(authz.can(mallory, 'list', 'projects/*')).toBe(false);
-    expect(authz.can(mallory, 'update', 'projects/alpha')).toBe(false);
+    // `projects/*, *` is the project itself, get and update only: never its deletion.
+    expect(authz.can(mallory, 'update', 'projects/alpha')).toBe(true);
+    expect(authz.can(mallory, 'delete', 'projects/alpha')).toBe(false);
+    expect(authz.can(mallory, 'update', 'projects/beta')).toBe(false);
     expect(authz.can(mallory, 'get', 'instances/beta/dev/App/x')).toBe(false);
     expect(authz.can(mallory, 'delete', 'instances/alpha/dev/App/x')).toBe(true);
   });

@@ -37,8 +37,8 @@ afterAll(async () => {
 
 describe('adding a resource is one row of the vocabulary', () => {
   it('the compiler accepts it in project policies, under the project, with its path shape', () => {
-    expect(compilePolicy('shop', 'widgets/*, get, allow', vocabulary)).toEqual({ line: ['widgets/shop/*', 'get', 'allow'] });
-    expect(compilePolicy('shop', 'widgets/attic/lamp, delete, deny', vocabulary)).toEqual({ line: ['widgets/shop/attic/lamp', 'delete', 'deny'] });
+    expect(compilePolicy('shop', 'widgets/*, get, allow', vocabulary)).toEqual({ lines: [['widgets/shop/*', 'get', 'allow']] });
+    expect(compilePolicy('shop', 'widgets/attic/lamp, delete, deny', vocabulary)).toEqual({ lines: [['widgets/shop/attic/lamp', 'delete', 'deny']] });
     const tooDeep = compilePolicy('shop', 'widgets/a/b/c, get, allow', vocabulary);
     expect('error' in tooDeep && tooDeep.error).toContain('widgets/<shelf>/<name>');
   });
