@@ -105,8 +105,12 @@ export type AdmissionWebhook = (ref: ResourceRef, obj: KubeObject, request: Admi
 export interface Cluster {
   list(ref: ResourceRef, opts?: ListOptions): Promise<{ items: KubeObject[]; resourceVersion: string }>;
   get(ref: ResourceRef, name: string, namespace?: string): Promise<KubeObject | undefined>;
-  /** CONFLICT if it exists. Sets uid, resourceVersion, generation, creationTimestamp. */
-  create(ref: ResourceRef, obj: KubeObject): Promise<KubeObject>;
+  /**
+   * CONFLICT if it exists. Sets uid, resourceVersion, generation, creationTimestamp. `dryRun` (Kubernetes'
+   * `dryRun=All`): every check and admission webhook of a create runs, nothing is stored, and the object as it
+   * would have been stored comes back.
+   */
+  create(ref: ResourceRef, obj: KubeObject, opts?: { dryRun?: boolean }): Promise<KubeObject>;
   /**
    * RFC 7386 merge patch of the whole object (metadata.labels/annotations, spec). With `resourceVersion`,
    * CONFLICT when the stored version differs. A spec change bumps metadata.generation.
@@ -118,6 +122,11 @@ export interface Cluster {
   watch(ref: ResourceRef, opts: { namespace?: string; resourceVersion: string }, handlers: WatchHandlers): Disposable;
   /** Plural and scope of a kind (Kubernetes discovery); undefined when the API does not serve it. */
   discover(group: string, version: string, kind: string): Promise<ResourceRef | undefined>;
+  /**
+   * Every kind the API serves, one entry per group, version and kind (Kubernetes discovery of every group;
+   * subresources such as `pods/log` left out). A group whose discovery fails is left out, as kubectl does.
+   */
+  apiResources(): Promise<ResourceRef[]>;
   health(): ComponentHealth;
   close(): Promise<void>;
   /**

@@ -83,6 +83,10 @@ export function fakeCluster(): Cluster & { objects: Map<string, KubeObject>; cal
     async discover() {
       return undefined;
     },
+    // Serves no kinds of its own beyond what tests store: nothing to discover.
+    async apiResources() {
+      return [];
+    },
     health: () => ({ ok: true }),
     async close() {},
   };

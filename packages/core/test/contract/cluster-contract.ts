@@ -369,6 +369,34 @@ export function clusterContract(name: string, setup: () => Promise<{ cluster: Cl
       expect(found).toEqual({ group: 'kro.run', version: 'v1alpha1', kind, plural: `${kind.toLowerCase()}s`, namespaced: true });
     });
 
+    it('a dry-run create runs the checks of a create and stores nothing', async () => {
+      const name = unique('dry');
+      const would = await cluster.create(resources.secret, secret(name, nsA), { dryRun: true });
+      expect(would.metadata).toMatchObject({ name, namespace: nsA });
+      expect(await cluster.get(resources.secret, name, nsA)).toBeUndefined();
+      expect((await cluster.list(resources.secret, { namespace: nsA, labelSelector: `portico.dev/contract-run=${run}` })).items.map((s) => s.metadata.name)).not.toContain(name);
+      // The checks are the real ones: an object that exists is a CONFLICT, a bad name is refused.
+      const taken = await create(resources.secret, secret(unique('taken'), nsA));
+      await expectError(cluster.create(resources.secret, secret(taken.metadata.name, nsA), { dryRun: true }), 'CONFLICT', 'AlreadyExists');
+      await expect(cluster.create(resources.secret, secret('Not_A_Name', nsA), { dryRun: true })).rejects.toSatisfy(isPorticoError);
+    });
+
+    it('lists the kinds it serves: built-in ones and a kind an RGD declares, without subresources', async () => {
+      const kind = `Served${run.replace(/[^a-z0-9]/g, '')}Db`.replace(/^./, (c) => c.toUpperCase());
+      await create(resources.rgd, {
+        apiVersion: 'kro.run/v1alpha1',
+        kind: 'ResourceGraphDefinition',
+        metadata: { name: unique('served'), labels: { ...runLabel } },
+        spec: { schema: { apiVersion: 'v1alpha1', kind, spec: { size: 'string | default="s"' } }, resources: [] },
+      });
+      await eventually(async () => (await cluster.discover('kro.run', 'v1alpha1', kind)) !== undefined, `discovery of ${kind}`, 60_000);
+      const served = await cluster.apiResources();
+      const has = (ref: ResourceRef) => served.some((s) => s.group === ref.group && s.version === ref.version && s.kind === ref.kind && s.plural === ref.plural);
+      for (const ref of [resources.secret, resources.configMap, resources.namespace, resources.rgd, resources.project]) expect(has(ref), ref.kind).toBe(true);
+      expect(served).toContainEqual({ group: 'kro.run', version: 'v1alpha1', kind, plural: `${kind.toLowerCase()}s`, namespaced: true });
+      expect(served.filter((s) => s.plural.includes('/'))).toEqual([]);
+    });
+
     it('reports healthy', () => {
       expect(cluster.health().ok).toBe(true);
     });

@@ -501,7 +501,8 @@ export async function startFakeKubeApi(opts: FakeKubeApiOptions = {}): Promise<F
       causes: [{ reason: 'FieldValueInvalid', message: `Invalid value: ${message}`, field }],
     });
 
-  const create = (r: ServedResource, namespace: string | undefined, body: unknown): Obj => {
+  /** `dryRun` (`?dryRun=All`): every check and the admission webhook, nothing stored, the would-be object back. */
+  const create = (r: ServedResource, namespace: string | undefined, body: unknown, dryRun = false): Obj => {
     if (r.namespaced && !namespace) throw notFoundPath();
     if (!isObject(body) || !isObject(body.metadata)) throw new ApiError(400, 'BadRequest', 'the body must be an object with metadata');
     if ((body.apiVersion && body.apiVersion !== apiVersionOf(r)) || (body.kind && body.kind !== r.kind)) {
@@ -536,6 +537,7 @@ export async function startFakeKubeApi(opts: FakeKubeApiOptions = {}): Promise<F
     if (r.plural === 'namespaces' && !r.group) obj.status = { phase: 'Active' };
     foldStringData(r, obj);
     admit('CREATE', r, obj);
+    if (dryRun) return obj;
     return commit(r, obj, 'ADDED');
   };
 
@@ -699,7 +701,7 @@ export async function startFakeKubeApi(opts: FakeKubeApiOptions = {}): Promise<F
       if (name === undefined) {
         if (method === 'GET' && isWatch) return watch(r, namespace, url.searchParams, res, entry, clientToken);
         if (method === 'GET') return reply(res, entry, 200, list(r, namespace, url.searchParams));
-        if (method === 'POST') return reply(res, entry, 201, create(r, namespace, await readJson(req, entry)));
+        if (method === 'POST') return reply(res, entry, 201, create(r, namespace, await readJson(req, entry), url.searchParams.get('dryRun') === 'All'));
         throw new ApiError(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource');
       }
       if (method === 'GET') return reply(res, entry, 200, clone(find(r, name, namespace)));

@@ -17,6 +17,9 @@ export function refsOfCrd(crd: { spec?: any }): ResourceRef[] {
     .map((v: { name: string }) => ({ group: String(spec.group), version: v.name, kind: String(spec.names.kind), plural: String(spec.names.plural), namespaced: spec.scope !== 'Cluster' }));
 }
 
+/** The kinds the embedded API serves whatever is stored (copies). */
+export const builtinResources = (): ResourceRef[] => builtinRefs.map((ref) => ({ ...ref }));
+
 export function builtinRef(group: string, version: string, kind: string): ResourceRef | undefined {
   const ref = builtinRefs.find((r) => r.group === group && r.version === version && r.kind === kind);
   return ref && { ...ref };

@@ -2,7 +2,7 @@ import path from 'node:path';
 import { createLogger, type Logger } from '../../logger.js';
 import { createKroController, type KroController } from './kro/index.js';
 import { refKey, resources, type AdmissionWebhook, type Cluster, type Disposable, type KubeObject, type ResourceRef } from '../../ports/cluster.js';
-import { builtinRef, customResourceDefinition, instanceRefOf, refsOfCrd } from './discovery.js';
+import { builtinRef, builtinResources, customResourceDefinition, instanceRefOf, refsOfCrd } from './discovery.js';
 import { createFileStore } from './file-store.js';
 import { applyManifests, manifestsDigest, parseManifestFiles, readManifestFiles } from './manifests.js';
 
@@ -186,8 +186,9 @@ export async function createEmbeddedCluster(opts: EmbeddedClusterOptions = {}): 
     async get(ref, name, namespace) {
       return store.get(ref, name, namespace);
     },
-    async create(ref, obj) {
+    async create(ref, obj, createOpts = {}) {
       for (const webhook of webhooks) await webhook(ref, obj, { operation: 'CREATE' });
+      if (createOpts.dryRun) return store.create(ref, obj, { dryRun: true });
       const created = await store.create(ref, obj);
       if (refKey(ref) === refKey(resources.event)) await pruneEvents();
       return created;
@@ -198,6 +199,8 @@ export async function createEmbeddedCluster(opts: EmbeddedClusterOptions = {}): 
       return watchHub.watch(ref, watchOpts, handlers, () => store.list(ref, { namespace: ref.namespaced ? watchOpts.namespace : undefined }));
     },
     discover,
+    // What it serves: the built-in kinds and every kind a stored RGD or CRD declares.
+    apiResources: async () => [...builtinResources(), ...[...declaredKinds().values()].map((ref) => ({ ...ref }))],
     health: () => (closed ? { ok: false, message: 'embedded cluster is closed' } : { ok: true }),
     async close() {
       if (closed) return;

@@ -11,7 +11,8 @@ const SERVER_FIELDS = ['name', 'namespace', 'uid', 'resourceVersion', 'creationT
 
 /** The writes of the object store, with the API server's checks and what it sets itself. */
 export interface ObjectWrites {
-  create(ref: ResourceRef, obj: KubeObject): Promise<KubeObject>;
+  /** `dryRun`: every check of a create, nothing stored: the object as it would have been stored. */
+  create(ref: ResourceRef, obj: KubeObject, opts?: { dryRun?: boolean }): Promise<KubeObject>;
   /**
    * `dryRun`: checks and computes the write but stores nothing (as `kubectl --dry-run=server`): the object the
    * patch would leave (the current one itself for a no-op), for an admission review before the real write.
@@ -59,7 +60,7 @@ export function createObjectWrites(state: ObjectState, now: () => Date): ObjectW
   };
 
   return {
-    create(ref, input) {
+    create(ref, input, { dryRun } = {}) {
       return mutate(() => {
         if (!isObject(input) || !isObject(input.metadata)) throw badRequest('object metadata is required');
         const obj = toJson(input);
@@ -87,7 +88,7 @@ export function createObjectWrites(state: ObjectState, now: () => Date): ObjectW
           },
         };
         if (!created.metadata.finalizers?.length) delete created.metadata.finalizers;
-        return commit(ref, created, 'ADDED');
+        return dryRun ? created : commit(ref, created, 'ADDED');
       });
     },
 

@@ -64,6 +64,12 @@ export function createDiscovery(fetchResources: (group: string, version: string)
   });
 
   return {
+    /** The group/version's whole resource list (cached as for `discover`); undefined when it is not served. */
+    async resources(group: string, version: string): Promise<ApiResource[] | undefined> {
+      const entry = cache.get(`${group}/${version}`);
+      return (entry && now() - entry.fetchedAt < ttlMs ? entry : await load(group, version)).resources;
+    },
+
     async discover(group: string, version: string, kind: string): Promise<ResourceRef | undefined> {
       let entry = cache.get(`${group}/${version}`);
       const age = entry ? now() - entry.fetchedAt : Infinity;

@@ -8,6 +8,7 @@ import { loadKubeConfig } from './kube-config.js';
 import { isServerSide, isWebhookDenial, statusOf, toPorticoError } from './kube-errors.js';
 import { collectionPath, groupVersionPath, identifierOf, objectPath, scopeOf } from './paths.js';
 import { createKubeTransport, TransportError, type KubeRequest, type KubeResponse } from './transport.js';
+import { createServedResources } from './served-resources.js';
 import { openWatch } from './watch.js';
 
 export interface KubernetesClusterOptions {
@@ -84,6 +85,17 @@ export function createKubernetesCluster(opts: KubernetesClusterOptions): Cluster
     return Array.isArray(list?.resources) ? list.resources : [];
   }, opts.discovery);
 
+  const servedResources = createServedResources({
+    async groups() {
+      const res = await call({ method: 'GET', path: '/apis' });
+      if (!ok(res)) throw toPorticoError(res, { kind: 'APIGroupList', identifier: '/apis' });
+      const list = res.body as { groups?: { name: string; versions: { version: string }[] }[] };
+      return Array.isArray(list?.groups) ? list.groups : [];
+    },
+    resources: (group, version) => discovery.resources(group, version),
+    logger,
+  });
+
   return {
     async list(ref, listOpts = {}) {
       const items: KubeObject[] = [];
@@ -119,11 +131,12 @@ export function createKubernetesCluster(opts: KubernetesClusterOptions): Cluster
       return asObject(ref, res.body);
     },
 
-    async create(ref, obj) {
+    async create(ref, obj, createOpts = {}) {
       if (typeof obj?.metadata?.name !== 'string') throw badRequest('object metadata.name is required');
       const namespace = scopeOf(ref, obj.metadata.namespace);
       const body = { ...obj, apiVersion: obj.apiVersion ?? apiVersionOf(ref), kind: obj.kind ?? ref.kind };
-      const res = await call({ method: 'POST', path: collectionPath(ref, namespace), body });
+      const query = createOpts.dryRun ? { dryRun: 'All' } : undefined;
+      const res = await call({ method: 'POST', path: collectionPath(ref, namespace), body, query });
       if (!ok(res)) throw toPorticoError(res, { kind: ref.kind, identifier: identifierOf(ref, obj.metadata.name, namespace) });
       return asObject(ref, res.body);
     },
@@ -177,6 +190,8 @@ export function createKubernetesCluster(opts: KubernetesClusterOptions): Cluster
     },
 
     discover: (group, version, kind) => discovery.discover(group, version, kind),
+
+    apiResources: servedResources,
 
     health: () => (closed ? { ok: false, message: 'kubernetes cluster client is closed' } : health.current()),
 
