@@ -137,7 +137,7 @@ export async function createPortico(opts: CreatePorticoOptions = {}): Promise<Po
     // A project's cascade deletes its instances through the wrapped service: each deletion is an operation.
     const wrappedInstances = operations.wrap(instances, instanceOperations);
     const projects = createProjects({
-      cluster, projects: projectInformer, authz, config, logger, events,
+      cluster, projects: projectInformer, authz, config, logger, events, catalog,
       instances: { index: instances.index, service: wrappedInstances },
       validateRoles: (project, roles) => validateRoles(project, roles, vocabulary),
     });

@@ -1,5 +1,5 @@
-import type { InstanceChildren } from '@portico/api';
 import type { Actor } from '../actor.js';
+import { childIdentity, type Catalog } from '../catalog/index.js';
 import { conflict, isPorticoError } from '../errors.js';
 import type { IndexedInstance, InstanceIndex } from '../instances/index-types.js';
 import type { Logger } from '../logger.js';
@@ -12,11 +12,13 @@ import { createDeletionProgress, type DeletionProgress } from './deletion-progre
 export interface ProjectInstances {
   index: Pick<InstanceIndex, 'inProject' | 'get' | 'onChange'>;
   /** The instances service as callers get it: each of its deletions is an operation of its own (audited, hooked). */
-  service: Pick<InstancesService, 'delete' | 'children'>;
+  service: Pick<InstancesService, 'delete'>;
 }
 
 interface CascadeDeps {
   instances: ProjectInstances;
+  /** The instances' RGDs: how many resources each has kro make, and where. */
+  catalog: Pick<Catalog, 'entry'>;
   cluster: Cluster;
   events: EventsService;
   logger?: Logger;
@@ -49,7 +51,7 @@ export async function deleteProjectInstances(deps: CascadeDeps, actor: Actor, pr
   try {
     const waiting: Target[] = [];
     for (const [i, item] of items.entries()) {
-      const target = describe(deps, actor, item, `${i + 1} of ${items.length}`);
+      const target = describe(deps, item, `${i + 1} of ${items.length}`);
       if (await requestDeletion(deps, progress, actor, project, target)) waiting.push(target);
     }
     const remaining = await untilGone(deps, waiting, (target) => finish(deps, progress, target));
@@ -62,19 +64,20 @@ export async function deleteProjectInstances(deps: CascadeDeps, actor: Actor, pr
   }
 }
 
-function describe(deps: CascadeDeps, actor: Actor, item: IndexedInstance, position: string): Target {
+/** Where the instance's Events are: its own and those of the resources its RGD has kro make (as its history reads them). */
+function describe(deps: CascadeDeps, item: IndexedInstance, position: string): Target {
   const key = keyOf(item);
-  let children: InstanceChildren['items'] = [];
-  try {
-    children = deps.instances.service.children(actor, key).items;
-  } catch (err) {
-    if (!wentMeanwhile(deps, err, key)) throw err;
-  }
+  const graph = deps.catalog.entry(item.instance.rgdName)?.graph ?? [];
   const involved = [
     { kind: key.kind, name: key.name, namespace: key.namespace || 'default' },
-    ...children.filter((c) => c.kind).map((c) => ({ kind: c.kind, name: c.name, namespace: c.namespace || 'default' })),
+    ...graph
+      .filter((resource) => resource.kind)
+      .map((resource) => {
+        const { name, namespace } = childIdentity(resource, item.object);
+        return { kind: resource.kind, name, namespace: namespace || 'default' };
+      }),
   ];
-  return { item, key, position, totalResources: children.length, involved };
+  return { item, key, position, totalResources: graph.length, involved };
 }
 
 /** The error is the instance's 404 because it has left the index since the cascade listed it (deleted meanwhile). */

@@ -1,6 +1,7 @@
 import * as api from '@portico/api';
 import { rbacObject } from '@portico/api';
 import type { Actor } from '../actor.js';
+import type { Catalog } from '../catalog/index.js';
 import type { Informer } from '../cluster/informer-types.js';
 import type { PorticoConfig } from '../config.js';
 import { badRequest, conflict, forbidden, isPorticoError, notFound } from '../errors.js';
@@ -30,6 +31,8 @@ export interface ProjectsDeps {
   config: Pick<PorticoConfig, 'kubernetes'>;
   /** A project's instances: counted before it is deleted, deleted first by a cascade. */
   instances: ProjectInstances;
+  /** The instances' RGDs (a cascade reports progress in their resources). */
+  catalog: Pick<Catalog, 'entry'>;
   /** Where a cascade reports its progress (`deploy_progress`). */
   events: EventsService;
   logger?: Logger;
@@ -133,7 +136,7 @@ export function createProjects(deps: ProjectsDeps): ProjectsService {
         if (!opts.cascade) {
           throw conflict(`project "${name}" still has ${instances.length} instance(s): delete them first, or delete the project with cascade`, { instances: instances.length });
         }
-        const cascade = { instances: deps.instances, cluster, events: deps.events, logger: deps.logger, waitMs: deps.cascadeWaitMs ?? 60_000 };
+        const cascade = { instances: deps.instances, catalog: deps.catalog, cluster, events: deps.events, logger: deps.logger, waitMs: deps.cascadeWaitMs ?? 60_000 };
         await deleteProjectInstances(cascade, actor, name, instances);
       }
       await deleteProjectSecrets(cluster, name);

@@ -59,12 +59,12 @@ beforeAll(async () => {
   // Projects alone: a cluster whose catalog serves no kind, so no project has instances (cascade.test.ts has them).
   const noInstances = {
     index: { inProject: () => [], get: () => undefined, onChange: () => ({ close() {} }) },
-    service: { delete: () => Promise.reject(new Error('no instances here')), children: () => ({ items: [], totalCount: 0 }) },
+    service: { delete: () => Promise.reject(new Error('no instances here')) },
   };
   const events = createEvents({ kv: createMemoryKeyValue(), logger: createLogger('silent') });
   projects = createProjects({
     cluster: world.cluster, projects: world.informer, authz: world.authz, validateRoles, config: { kubernetes: { namespace, inCluster: false } },
-    instances: noInstances, events,
+    instances: noInstances, catalog: { entry: () => undefined }, events,
   });
   for (const name of ['dev-a', 'dev-b', 'team-prod', 'staging', 'other', 'kube-system']) {
     await world.cluster.create(resources.namespace, { apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
