@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import { Timestamp } from './common.js';
 
 export * from './rbac-vocabulary.js';
 
@@ -44,8 +43,10 @@ export const AccountInfo = z.object({
   serverAdmin: z.boolean(),
   projects: z.array(z.string()),
   roles: z.record(z.string(), z.string()),
+  /** `Local` for a local account, the identity provider's name otherwise. */
   issuer: z.string(),
-  tokenIssuedAt: Timestamp,
-  tokenExpiresAt: Timestamp,
+  /** Unix seconds, as consoles in the field read them (§11.9). */
+  tokenIssuedAt: z.number().int(),
+  tokenExpiresAt: z.number().int(),
 });
 export type AccountInfo = z.infer<typeof AccountInfo>;

@@ -5,6 +5,9 @@ import { renderDetails } from '../output/table.js';
 import { registerAccountManagement } from './account-manage.js';
 import { formatOf, list, tableOptions, withOutput } from './shared.js';
 
+/** The API gives token times in Unix seconds (as consoles in the field read them); people read RFC 3339. */
+const fromUnixSeconds = (seconds: number) => new Date(seconds * 1000).toISOString();
+
 export function registerAccount(program: Command, app: App): void {
   const account = program.command('account').description('who you are signed in as, your password, local accounts');
 
@@ -23,8 +26,8 @@ export function registerAccount(program: Command, app: App): void {
           ['Projects', list(info.projects)],
           ['Roles', list(Object.entries(info.roles).map(([p, r]) => `${p}=${r}`))],
           ['Issuer', info.issuer],
-          ['Token issued', info.tokenIssuedAt],
-          ['Token expires', info.tokenExpiresAt],
+          ['Token issued', fromUnixSeconds(info.tokenIssuedAt)],
+          ['Token expires', fromUnixSeconds(info.tokenExpiresAt)],
         ],
         tableOptions(app.io),
       ),

@@ -164,7 +164,7 @@ describe('account and can-i', () => {
     const formA = await admin.request('getAccount');
     expect(formB).toEqual(expect.objectContaining({ userID: 'admin', serverAdmin: true }));
     expect(formB.casbinRoles).toContain('role:serveradmin');
-    expect(Date.parse(formB.tokenExpiresAt)).toBeGreaterThan(Date.now());
+    expect(formB.tokenExpiresAt * 1000).toBeGreaterThan(Date.now());
     expect(formA).toEqual(formB);
   });
 

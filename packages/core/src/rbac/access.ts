@@ -22,6 +22,18 @@ const oneOf = (list: readonly string[]) => list.join(', ');
 
 const anyProject = (object: string) => object === '*' || object === '-';
 
+const unixSeconds = (at: Date) => Math.floor(at.getTime() / 1000);
+
+/**
+ * Who vouched for the caller, as consoles in the field show it (§11.9): `Local` for a local account, else the
+ * identity provider's name, which an OIDC actor's id carries (`oidc:<provider>:<sub>`).
+ */
+function issuerOf(actor: Actor): string {
+  if (actor.local) return 'Local';
+  const provider = /^oidc:([^:]+):/.exec(actor.id)?.[1];
+  return provider ?? actor.issuer;
+}
+
 /**
  * "What may I do?" answers (contract §5), all decided by the authorizer on the project-wide objects
  * (`instances/<p>/*`, …): a narrower grant such as `instances/dev/*` does not make the project-wide answer
@@ -98,9 +110,9 @@ export function createAccess(deps: AccessDeps): AccessService {
         serverAdmin: authz.isServerAdmin(actor),
         projects,
         roles,
-        issuer: actor.issuer,
-        tokenIssuedAt: actor.issuedAt.toISOString(),
-        tokenExpiresAt: actor.expiresAt.toISOString(),
+        issuer: issuerOf(actor),
+        tokenIssuedAt: unixSeconds(actor.issuedAt),
+        tokenExpiresAt: unixSeconds(actor.expiresAt),
       };
     },
   };

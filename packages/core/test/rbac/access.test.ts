@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type * as api from '@portico/api';
+import * as api from '@portico/api';
 import { createAccess } from '../../src/rbac/index.js';
 import { defaultRoles } from '../../src/projects/index.js';
 import type { AccessService } from '../../src/types.js';
@@ -183,10 +183,18 @@ describe('account info', () => {
       serverAdmin: false,
       projects: ['alpha', 'beta'],
       roles: { alpha: 'developer', beta: 'viewer' },
-      issuer: 'portico',
-      tokenIssuedAt: new Date(0).toISOString(),
-      tokenExpiresAt: new Date(8.64e15).toISOString(),
+      issuer: 'Local',
+      tokenIssuedAt: 0,
+      tokenExpiresAt: 8.64e12,
     });
     expect(access.accountInfo(admin)).toMatchObject({ serverAdmin: true, casbinRoles: ['role:serveradmin'], projects: [] });
+  });
+
+  it('gives token times as Unix seconds and names the identity provider of a signed-in OIDC user (§11.9)', () => {
+    const issuedAt = new Date('2026-03-01T10:00:00.900Z');
+    const oidcUser = { ...user('oidc:corp:4711'), local: false, email: 'ann@example.com', issuedAt, expiresAt: new Date(issuedAt.getTime() + 3600_000) };
+    const info = access.accountInfo(oidcUser);
+    expect(info).toMatchObject({ issuer: 'corp', email: 'ann@example.com', tokenIssuedAt: 1772359200, tokenExpiresAt: 1772362800 });
+    expect(api.AccountInfo.parse(info)).toEqual(info);
   });
 });
