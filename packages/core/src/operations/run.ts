@@ -24,6 +24,12 @@ export interface OperationDefinition {
 }
 
 export interface OperationRunner {
+  /**
+   * Whether any hook sees the operations, and so the request facts a transport hands them: without one, a
+   * transport need not open a request scope (an AsyncLocalStorage scope, once opened in a process, makes every
+   * promise and tick after it dearer).
+   */
+  readonly observed: boolean;
   /** Wraps the methods a table names; the other members are the service's own. */
   wrap<S extends object>(service: S, table: { readonly [K in keyof S]?: OperationRow<never[], unknown> }): S;
 }
@@ -40,6 +46,7 @@ const composed = (hooks: readonly OperationHook[]): OperationHook | undefined =>
 export function createOperationRunner(hooks: readonly OperationHook[], definitions: (id: string) => OperationDefinition | undefined): OperationRunner {
   const hook = composed(hooks);
   return {
+    observed: hook !== undefined,
     wrap(service, table) {
       if (!hook) return service;
       const wrapped = Object.create(service) as Record<string, unknown>;

@@ -16,8 +16,12 @@ function credentialOf(req: IncomingMessage): string | undefined {
   return readCookie(req, sessionCookieName);
 }
 
-/** Bearer token or session cookie → Actor, through the domain's verification; 401 otherwise. */
-export async function authenticate(portico: Portico, req: IncomingMessage): Promise<Actor> {
+/**
+ * Bearer token or session cookie → Actor, through the domain's verification; 401 otherwise (thrown at once when
+ * the request carries no usable credential, a rejection when the token does not verify). Not an async function:
+ * the verification's own promise is the answer, without another one around it.
+ */
+export function authenticate(portico: Portico, req: IncomingMessage): Promise<Actor> {
   const token = credentialOf(req);
   if (token === undefined) throw unauthorized('authentication required');
   return portico.auth.verifyToken(token);

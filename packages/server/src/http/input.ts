@@ -6,7 +6,7 @@ import { assertSafeQueryKey, parseJsonBody } from './safe-json.js';
 import { parseInput } from '@portico/core';
 
 /** Path parameters as the route's schema should see them: percent-decoded, malformed encodings refused. */
-export function decodeParams(raw: Record<string, string>): Record<string, string> {
+export function decodeParams(raw: Readonly<Record<string, string>>): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [name, value] of Object.entries(raw)) {
     try {
@@ -36,10 +36,15 @@ export function flattenQuery(query: Record<string, string | string[] | undefined
 /**
  * The validated body of a route that declares one. Every body, on every route, must be JSON within the
  * 1 MiB limit and free of prototype keys; a route without a body schema then ignores it. An absent body
- * is validated as `{}` so the answer names the required fields.
+ * is validated as `{}` so the answer names the required fields. Answered at once when there is no body to read
+ * (every GET), a promise otherwise.
  */
-export async function bodyFor(req: IncomingMessage, route: RouteDef): Promise<unknown> {
+export function bodyFor(req: IncomingMessage, route: RouteDef): unknown {
   if (!hasBody(req)) return route.body ? parseInput(route.body, {}, 'body') : undefined;
+  return readJson(req, route);
+}
+
+async function readJson(req: IncomingMessage, route: RouteDef): Promise<unknown> {
   if (!isJsonContentType(req.headers['content-type'])) throw badRequest('Content-Type must be application/json');
   const text = await readBody(req);
   const value = text.trim() === '' ? {} : parseJsonBody(text);

@@ -1,10 +1,22 @@
 import type { ServerResponse } from 'node:http';
 import type { RateLimitBucket, RouteDef } from '@portico/api';
-import { rateLimitHeaders, type Actor, type RateLimitState } from '@portico/core';
+import { rateLimitHeaders, type Actor, type Portico, type RateLimitState } from '@portico/core';
 
 /** The part of core's `Limits` the pipeline uses. */
 interface RateLimitChecks {
   check(name: RateLimitBucket | 'user', key: string): Promise<RateLimitState | undefined>;
+}
+
+/**
+ * Whether a route's requests count against any bucket: its own, or `user` for every other authenticated route.
+ * A bucket whose rule in force is unlimited (`limit` 0) counts nothing, so the route skips the step altogether;
+ * the rules are read once at start, and a bucket they do not name is counted.
+ */
+export function countsRequests(limits: Partial<Pick<Portico['limits'], 'rules'>>, route: Pick<RouteDef, 'auth' | 'rateLimit'>): boolean {
+  const bucket = route.rateLimit ?? (route.auth === 'user' ? 'user' : undefined);
+  if (bucket === undefined) return false;
+  const rule = limits.rules?.[bucket];
+  return rule === undefined || rule.limit > 0;
 }
 
 /**

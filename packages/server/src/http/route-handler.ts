@@ -5,7 +5,7 @@ import type { Actor, Portico } from '@portico/core';
 import type { Call, Handler, Reply } from '../handlers/types.js';
 import { requestFactsOf } from './operation.js';
 import { authenticate } from './authenticate.js';
-import { rateLimitFor } from './rate-limit.js';
+import { countsRequests, rateLimitFor } from './rate-limit.js';
 import { sendError } from './errors.js';
 import { bodyFor, decodeParams, flattenQuery } from './input.js';
 import { requestState } from './request-state.js';
@@ -21,21 +21,28 @@ type PolkaRequest = IncomingMessage & { path: string; query: Record<string, stri
 const REMEMBERED_URLS = 256;
 const REMEMBERED_URL_LENGTH = 512;
 
-interface ReplyState extends Reply {
-  statusCode?: number;
-  location?: string;
-  headers: Record<string, string>;
+/**
+ * What a handler changed about the response. A class, so its methods live once on the prototype rather than as
+ * three new closures per request.
+ */
+class ReplyState implements Reply {
+  statusCode?: number = undefined;
+  location?: string = undefined;
+  headers: Record<string, string> = {};
+  status(code: number): void {
+    this.statusCode = code;
+  }
+  setHeader(name: string, value: string): void {
+    this.headers[name] = value;
+  }
+  redirect(location: string): void {
+    this.location = location;
+  }
 }
 
-function createReply(): ReplyState {
-  const state: ReplyState = {
-    headers: {},
-    status: (code) => void (state.statusCode = code),
-    setHeader: (name, value) => void (state.headers[name] = value),
-    redirect: (location) => void (state.location = location),
-  };
-  return state;
-}
+/** A value that must be waited for: most handlers answer at once, and awaiting a plain value still costs a turn. */
+const isThenable = (value: unknown): value is PromiseLike<unknown> =>
+  value !== null && (typeof value === 'object' || typeof value === 'function') && typeof (value as { then?: unknown }).then === 'function';
 
 function sendResult(res: ServerResponse, route: RouteDef, reply: ReplyState, result: unknown): void {
   if (reply.location !== undefined) {
@@ -62,29 +69,35 @@ export const remembersUrls = (route: RouteDef): boolean => route.auth === 'user'
  * hands the request's facts to it (core runs the operation hooks, whoever calls).
  */
 export function routeHandler(portico: Portico, route: RouteDef, handler: Handler) {
-  const operation = route.operation !== undefined;
+  // Worked out once per route, not per request: whether the route's operation has anyone to hand the request's
+  // facts to (no hook, no scope), and which rate-limit bucket (if any) it counts against.
+  const operation = route.operation !== undefined && portico.operations.observed;
+  const limited = countsRequests(portico.limits, route);
+  const signedIn = route.auth === 'user';
   const remembers = remembersUrls(route);
   const remembered = rememberParses<{ params: unknown; query: unknown }>(REMEMBERED_URLS);
-  const parseUrl = (req: PolkaRequest, rawParams: Record<string, string>) => {
+  const parseUrl = (req: PolkaRequest, rawParams: Readonly<Record<string, string>>) => {
     const params = route.params ? parseInput(route.params, decodeParams(rawParams), 'path') : undefined;
     const rawQuery = flattenQuery(req.query ?? {});
     return { params, query: route.query ? parseInput(route.query, rawQuery, 'query') : undefined };
   };
-  const urlInput = (req: PolkaRequest, rawParams: Record<string, string>) =>
+  const urlInput = (req: PolkaRequest, rawParams: Readonly<Record<string, string>>) =>
     remembers && req.url!.length <= REMEMBERED_URL_LENGTH ? remembered(req.url!, () => parseUrl(req, rawParams)) : parseUrl(req, rawParams);
-  return async (req: IncomingMessage & { path: string }, res: ServerResponse, rawParams: Record<string, string>) => {
+  return async (req: IncomingMessage & { path: string }, res: ServerResponse, rawParams: Readonly<Record<string, string>>) => {
     const state = requestState(req);
     const { requestId, ip } = state;
     state.routeId = route.id;
     try {
-      const actor: Actor | undefined = route.auth === 'user' ? await authenticate(portico, req) : undefined;
-      await rateLimitFor(portico.limits, route, { ip, actor }, res);
+      const actor: Actor | undefined = signedIn ? await authenticate(portico, req) : undefined;
+      if (limited) await rateLimitFor(portico.limits, route, { ip, actor }, res);
       const { params, query } = urlInput(req as PolkaRequest, rawParams);
-      const body = await bodyFor(req, route);
-      const reply = createReply();
+      const pendingBody = bodyFor(req, route);
+      const body = isThenable(pendingBody) ? await pendingBody : pendingBody;
+      const reply = new ReplyState();
       // The values were parsed by this very route's schemas, which is what the handler's types say they are.
       const call = { portico, actor: actor as Actor, params, query, body, request: { ip, requestId }, reply } as unknown as Call<never>;
-      const result = operation ? await withRequestFacts(requestFactsOf(route, req, { ip, requestId }), () => handler(call)) : await handler(call);
+      const answer = operation ? withRequestFacts(requestFactsOf(route, req, { ip, requestId }), () => handler(call)) : handler(call);
+      const result = isThenable(answer) ? await answer : answer;
       sendResult(res, route, reply, result);
     } catch (error) {
       sendError(req, res, error, requestId, state.log);
