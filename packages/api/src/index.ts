@@ -12,3 +12,4 @@ export * from './routes.js';
 export * from './rgd-views.js';
 export * from './instance-history.js';
 export * from './operations.js';
+export * from './preflight.js';

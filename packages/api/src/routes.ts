@@ -6,6 +6,7 @@ import {
 import { CountResponse, MessageResponse } from './common.js';
 import { ErrorEnvelope } from './errors.js';
 import { r, type RouteDef } from './route-def.js';
+import { preflightRoutes } from './routes-preflight.js';
 import { Healthz, Readyz, ServerVersion } from './health.js';
 import {
   ClusterInstanceParams, ClusterKindParams, CreateInstanceFormA, CreateInstanceFormB, Instance, InstanceList,
@@ -99,6 +100,7 @@ export const routes = [
   r({ id: 'healthz', method: 'GET', path: '/healthz', auth: 'none', tag: 'operations', summary: 'Liveness', status: 200, response: Healthz }),
   r({ id: 'serverVersion', method: 'GET', path: '/api/v1/version', auth: 'user', tag: 'operations', summary: 'The server release (any signed-in user; not public, so it does not help fingerprinting)', status: 200, response: ServerVersion }),
   r({ id: 'readyz', method: 'GET', path: '/readyz', auth: 'none', tag: 'operations', summary: 'Readiness: Redis, the cluster (and PostgreSQL in Enterprise)', status: 200, response: Readyz }),
+  ...preflightRoutes,
 ] as const satisfies readonly RouteDef[];
 
 export type RouteId = (typeof routes)[number]['id'];

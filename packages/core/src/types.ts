@@ -142,8 +142,18 @@ export interface CreateInstanceInput {
   deploymentMode?: string;
 }
 
+/** §11.4: a preflight as the paths give it: the kind, the namespace on the namespaced path, and the body as sent. */
+export interface PreflightInput {
+  kind: string;
+  /** Set on `/namespaces/{namespace}/…`; absent on the cluster-scoped paths, where a Form B body may name one. */
+  namespace?: string;
+  body: unknown;
+}
+
 export interface InstancesService {
   create(actor: Actor, input: CreateInstanceInput): Promise<api.Instance>;
+  /** §11.4: every check of `create`, in its order, writing nothing; what would fail a create is `valid: false`. */
+  preflight(actor: Actor, input: PreflightInput): Promise<api.PreflightResponse>;
   list(actor: Actor, query: api.InstanceListQuery): api.InstanceList;
   count(actor: Actor): api.CountResponse;
   get(actor: Actor, key: InstanceKey): api.Instance;

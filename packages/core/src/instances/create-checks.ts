@@ -35,17 +35,23 @@ export function findProject(projects: Informer, config: Pick<PorticoConfig, 'kub
   return projects.get(name, config.kubernetes.namespace) ?? projects.list().find((p) => p.metadata.name === name);
 }
 
+/** The checks below as a preflight names them (contract §11.4), in the order they run. */
+export type CreateCheckName = 'project' | 'permission' | 'destination' | 'rgd' | 'values' | 'deploymentMode';
+
 /**
  * The creation checks of contract §6, in the documented order; each failure is the documented error. The first
- * check (body shape) is the server's zod schema; the last (name free) needs the index, see instances.ts.
+ * check (body shape) is the server's zod schema; the last (name free) needs the index, see create-instance.ts.
+ * `step` hears the name of each check as it starts, so a preflight tells which one failed: one sequence of
+ * checks for both, never two copies that could drift apart.
  */
-export function checkCreate(deps: CreateCheckDeps, actor: Actor, input: CreateInstanceInput): CreationPlan {
+export function checkCreate(deps: CreateCheckDeps, actor: Actor, input: CreateInstanceInput, step: (check: CreateCheckName) => void = () => {}): CreationPlan {
   const { catalog, authz, config } = deps;
   const namespace = input.namespace ?? '';
   if (!input.name || !input.project) throw badRequest('name and project are required');
 
   // 2. The project exists. Only a Server Admin learns that it does not; anyone else gets the same 403 as for
   //    a project they are not in, so project names cannot be probed.
+  step('project');
   const projectObject = findProject(deps.projects, config, input.project);
   if (!projectObject) {
     if (authz.isServerAdmin(actor)) throw notFound('project', input.project);
@@ -53,6 +59,7 @@ export function checkCreate(deps: CreateCheckDeps, actor: Actor, input: CreateIn
   }
 
   // 3. Permission on the instance object. The kind is known from the path (Form A) or the RGD (Form B).
+  step('permission');
   const named = input.rgdName !== undefined ? catalog.entry(input.rgdName) : undefined;
   const kind = input.kind ?? named?.kind ?? input.rgdName ?? '';
   const key: InstanceKey = { namespace, kind, name: input.name };
@@ -61,6 +68,7 @@ export function checkCreate(deps: CreateCheckDeps, actor: Actor, input: CreateIn
   }
 
   // 4. The namespace is one of the project's destinations (cluster-scoped instances have none to check).
+  step('destination');
   const destinations = projectSpecOf(projectObject).destinations;
   if (namespace && !destinationAllows(destinations, namespace)) {
     throw forbidden(`namespace "${namespace}" is not a destination of project "${input.project}"`, {
@@ -69,7 +77,8 @@ export function checkCreate(deps: CreateCheckDeps, actor: Actor, input: CreateIn
     });
   }
 
-  // 5. The RGD exists in the catalog, the caller may see it, and kro has made it Active.
+  // 5. The RGD exists in the catalog, the caller may see it, and kro has made it Active (5 to 7: the RGD check).
+  step('rgd');
   const entry = input.rgdName !== undefined ? named : catalog.entryForKind(kind);
   if (!entry || !catalog.visibleTo(actor, entry)) throw notFound('rgd', input.rgdName ?? kind);
   if (entry.status !== 'Active') {
@@ -91,10 +100,12 @@ export function checkCreate(deps: CreateCheckDeps, actor: Actor, input: CreateIn
   }
 
   // 8. Values against the RGD's schema, defaults applied, every bad field listed.
+  step('values');
   const result = validateValues(catalog.schemaOf(entry), input.values ?? {});
   if (!result.ok) throw validationFailed(result.fields, 'the values do not match the schema of rgd "' + entry.name + '"');
 
-  // 9. Deployment mode: known, allowed by the RGD, and configured.
+  // 9. Deployment mode: known, allowed by the RGD, and configured (a GitOps repository for the Git modes).
+  step('deploymentMode');
   const requested = input.deploymentMode ?? 'direct';
   const parsedMode = DeploymentMode.safeParse(requested);
   if (!parsedMode.success) {

@@ -8,14 +8,14 @@ import type { Logger } from '../logger.js';
 import type { Cluster, KubeObject } from '../ports/cluster.js';
 import type { Authorizer, CreateInstanceInput } from '../types.js';
 import type { InstanceAdmission } from './admission.js';
-import { checkCreate } from './create-checks.js';
+import { checkCreate, type CreationPlan } from './create-checks.js';
 import { manifestPath } from './gitops.js';
 import type { InstanceIndex } from './index-types.js';
 import { describeKey, shortName, timestamp, type InstanceAccess } from './instance-access.js';
 import { instanceAnnotations, instanceManifest, toInstance } from './instance-resource.js';
 import { timelineAnnotation, withEntry } from './timeline.js';
 
-interface CreateInstanceDeps {
+export interface CreateInstanceDeps {
   cluster: Cluster;
   catalog: Catalog;
   authz: Authorizer;
@@ -29,17 +29,15 @@ interface CreateInstanceDeps {
   admissions: Iterable<InstanceAdmission>;
 }
 
-/** Creation with the contract's checks in order, then per deployment mode: a commit, an object, or both. */
-export async function createInstance(deps: CreateInstanceDeps, actor: Actor, input: CreateInstanceInput): Promise<Instance> {
-  const { cluster, catalog, authz, config, logger, index, access } = deps;
-  const plan = checkCreate({ catalog, authz, projects: deps.projects, config }, actor, input);
-  const { entry, key, project, spec, mode } = plan;
-
-  // 10. The name is free: in the cluster (the index) and, for Git modes, in the repository.
-  if (index.get(key) || (mode !== 'direct' && (await access.gitWriter().exists(manifestPath(project, key))))) {
+/** Check 10 of a create: the name is free in the cluster (the index) and, for Git modes, in the repository. */
+export async function checkNameFree(deps: Pick<CreateInstanceDeps, 'index' | 'access'>, { key, mode, project }: CreationPlan): Promise<void> {
+  if (deps.index.get(key) || (mode !== 'direct' && (await deps.access.gitWriter().exists(manifestPath(project, key))))) {
     throw conflict(`instance "${describeKey(key)}" already exists`, { kind: key.kind, namespace: key.namespace, name: key.name });
   }
+}
 
+/** The custom resource a create writes, exactly: labels, annotations, the spec with defaults, its first timeline entry. */
+export function creationManifest({ entry, key, project, spec, mode }: CreationPlan, actor: Actor): KubeObject {
   const manifest = instanceManifest({
     apiVersion: entry.apiVersion,
     kind: entry.kind,
@@ -58,6 +56,19 @@ export async function createInstance(deps: CreateInstanceDeps, actor: Actor, inp
     actor: actor.id,
     message: `created ${entry.kind} ${shortName(key)} from rgd ${entry.name} (${mode})`,
   });
+  return manifest;
+}
+
+/** Creation with the contract's checks in order, then per deployment mode: a commit, an object, or both. */
+export async function createInstance(deps: CreateInstanceDeps, actor: Actor, input: CreateInstanceInput): Promise<Instance> {
+  const { cluster, catalog, authz, config, logger, index, access } = deps;
+  const plan = checkCreate({ catalog, authz, projects: deps.projects, config }, actor, input);
+  const { entry, key, project, mode } = plan;
+
+  // 10. The name is free: in the cluster (the index) and, for Git modes, in the repository.
+  await checkNameFree(deps, plan);
+
+  const manifest = creationManifest(plan, actor);
   const context = { isClusterScoped: entry.isClusterScoped, rgdName: entry.name };
   const warnings: unknown[] = [];
   for (const admit of deps.admissions) warnings.push(...((await admit({ operation: 'create', actor, project, rgdName: entry.name, manifest }))?.warnings ?? []));

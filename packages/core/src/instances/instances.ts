@@ -18,6 +18,7 @@ import { createInstanceHistory } from './instance-history.js';
 import { listPage } from './list-query.js';
 import { createMemberCounts } from './member-counts.js';
 import { patchInstance } from './patch-instance.js';
+import { preflightInstance } from './preflight.js';
 import { recordStatusChanges } from './timeline-recorder.js';
 import { createPageMemo } from '../page-memo.js';
 
@@ -80,6 +81,7 @@ export function createInstances(deps: InstancesDeps): Instances {
     timeline: (actor, key) => history.timeline(access.getVisible(actor, key)),
     children: (actor, key) => history.children(access.getVisible(actor, key)),
     create: (actor, input) => createInstance(writes, actor, input),
+    preflight: (actor, input) => preflightInstance(writes, actor, input),
     list: (actor, query) => listPage(index, authz, actor, query, answeredPages),
     count: (actor) => counts.count(actor),
     instanceCounts: (actor, names) => counts.countsFor(actor, names),

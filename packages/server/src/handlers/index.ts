@@ -6,6 +6,7 @@ import { operationsHandlers } from './operations.js';
 import { projectsHandlers } from './projects.js';
 import { rgdsHandlers } from './rgds.js';
 import { secretsHandlers } from './secrets.js';
+import { preflightHandlers } from './preflight.js';
 import type { Handler } from './types.js';
 
 /**
@@ -22,4 +23,5 @@ export const handlers: Readonly<Record<string, Handler>> = {
   ...instancesHandlers,
   ...instanceHistoryHandlers,
   ...operationsHandlers,
+  ...preflightHandlers,
 };

@@ -165,6 +165,7 @@ export function fakePortico(opts: { env?: Record<string, string>; config?: Parti
     secrets: { list: notFaked('secrets.list'), create: notFaked('secrets.create'), get: notFaked('secrets.get'), update: notFaked('secrets.update'), delete: notFaked('secrets.delete') },
     access: { canISummary: notFaked('access.canISummary'), canI: () => ({ value: 'no' }), accountInfo: notFaked('access.accountInfo') },
     instances: {
+      preflight: notFaked('instances.preflight'),
       async create(actor, input) {
         calls.instanceCreates.push({ actor, input });
         return instance({ name: input.name, namespace: input.namespace, project: input.project, kind: input.kind ?? 'WebApp' });
