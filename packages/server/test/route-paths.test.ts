@@ -121,6 +121,32 @@ describe('route paths', () => {
     expect(compared).toBeGreaterThan(1000);
   });
 
+  it('answers a path asked again as it did the first time, whatever the method and however many paths came between', () => {
+    const endpoint = (name: string) => () => name;
+    const router = createRouter([
+      { method: 'GET', path: '/api/v1/account/can-i/{resource}/{action}/{object}', endpoint: endpoint('canI') },
+      { method: 'GET', path: '/api/v1/rgds/count', endpoint: endpoint('countRgds') },
+      { method: 'GET', path: '/api/v1/rgds/{name}', endpoint: endpoint('getRgd') },
+      { method: 'DELETE', path: '/api/v1/rgds/{name}', endpoint: endpoint('deleteRgd') },
+    ]);
+    const canI = '/api/v1/account/can-i/instances/create/team-050';
+    const run = (method: string, path: string) => {
+      const hit = router.find(method, path);
+      return hit && { route: hit.endpoint(undefined as never, undefined as never, hit.params), params: { ...hit.params } };
+    };
+    const first = router.find('GET', canI)!;
+    // What one request was handed, the next is handed too: nothing can change it in between.
+    expect(() => ((first.params as Record<string, string>).object = 'team-999')).toThrow(TypeError);
+    for (let i = 0; i < 5000; i++) router.find('GET', `/api/v1/rgds/rgd-${i}`);
+    expect(run('GET', canI)).toEqual({ route: 'canI', params: { resource: 'instances', action: 'create', object: 'team-050' } });
+    expect(run('HEAD', canI)?.route).toBe('canI');
+    expect(run('GET', '/api/v1/rgds/rgd-7')).toEqual({ route: 'getRgd', params: { name: 'rgd-7' } });
+    expect(run('DELETE', '/api/v1/rgds/rgd-7')).toEqual({ route: 'deleteRgd', params: { name: 'rgd-7' } });
+    expect(router.find('POST', '/api/v1/rgds/rgd-7')).toBeUndefined();
+    expect(run('GET', '/api/v1/RGDS/count')?.route).toBe('countRgds');
+    expect(run('GET', '/api/v1/rgds/count')?.route).toBe('countRgds');
+  });
+
   it('extracts parameters and lists allowed methods', () => {
     const endpoint = () => undefined;
     const router = createRouter([

@@ -14,7 +14,7 @@ export interface RouteTable {
 }
 
 /** What runs for a matched path: raw (still URI-encoded) parameter values by name. */
-type Endpoint = (req: IncomingMessage & { path: string }, res: ServerResponse, params: Record<string, string>) => unknown;
+type Endpoint = (req: IncomingMessage & { path: string }, res: ServerResponse, params: Readonly<Record<string, string>>) => unknown;
 
 export interface RouterEntry {
   method: string;
@@ -22,9 +22,19 @@ export interface RouterEntry {
   endpoint: Endpoint;
 }
 
+/** A matched path: its endpoint and raw parameters (frozen: one answer may serve many requests). */
+interface Hit {
+  endpoint: Endpoint;
+  params: Readonly<Record<string, string>>;
+}
+
+/** Paths remembered per method, and the longest remembered: a few hundred KB at most, whatever callers send. */
+const REMEMBERED_PATHS = 1024;
+const REMEMBERED_PATH_LENGTH = 512;
+
 interface Router {
   /** The first entry, in static-before-parameter order, whose method and path match; HEAD is answered as GET. */
-  find(method: string, pathname: string): { endpoint: Endpoint; params: Record<string, string> } | undefined;
+  find(method: string, pathname: string): Hit | undefined;
   /** The methods the template `pathname` names accepts (as `find` picks it), for 405's `Allow` header. */
   allowed(pathname: string): string[];
 }
@@ -44,14 +54,29 @@ export function createRouter(entries: readonly RouterEntry[]): Router {
     const first = found.entries[0]!.entry.path;
     return found.entries.every((c) => c.entry.path === first) ? found.entries : found.entries.filter((c) => c.entry.path === first);
   };
+  const match = (method: string, pathname: string): Hit | undefined => {
+    const segments = segmentsOf(pathname);
+    for (const { entry, names } of sameTemplate(segments)) {
+      if (entry.method !== method && !(method === 'HEAD' && entry.method === 'GET')) continue;
+      return Object.freeze({ endpoint: entry.endpoint, params: Object.freeze(paramsOf(names, segments!)) });
+    }
+    return undefined;
+  };
+  // What a path matched is a function of method and path alone: a client asking the same URL again (polling,
+  // can-i, a list) is not walked down the tree again. Bounded, oldest out first; misses are not kept.
+  const rememberedByMethod = new Map<string, Map<string, Hit>>();
   return {
     find(method, pathname) {
-      const segments = segmentsOf(pathname);
-      for (const { entry, names } of sameTemplate(segments)) {
-        if (entry.method !== method && !(method === 'HEAD' && entry.method === 'GET')) continue;
-        return { endpoint: entry.endpoint, params: paramsOf(names, segments!) };
-      }
-      return undefined;
+      if (pathname.length > REMEMBERED_PATH_LENGTH) return match(method, pathname);
+      let remembered = rememberedByMethod.get(method);
+      if (!remembered) rememberedByMethod.set(method, (remembered = new Map()));
+      const known = remembered.get(pathname);
+      if (known) return known;
+      const hit = match(method, pathname);
+      if (!hit) return undefined;
+      if (remembered.size >= REMEMBERED_PATHS) remembered.delete(remembered.keys().next().value!);
+      remembered.set(pathname, hit);
+      return hit;
     },
     allowed(pathname) {
       const found = new Set(sameTemplate(segmentsOf(pathname)).map((c) => c.entry.method));
