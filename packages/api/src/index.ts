@@ -6,6 +6,7 @@ export * from './projects.js';
 export * from './rbac.js';
 export * from './instances.js';
 export * from './secrets.js';
+export * from './secrets-field.js';
 export * from './events.js';
 export * from './health.js';
 export * from './routes.js';

@@ -5,7 +5,7 @@ import type { OperationId } from './operations.js';
  * What a route row is, in a file of its own: routes.ts gathers the rows of every topic module
  * (`routes-<topic>.ts`), and each of those builds its rows with `r` from here, so none imports the table.
  */
-export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+export type HttpMethod = 'GET' | 'HEAD' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 /** Which per-IP rate-limit bucket of §9 a route uses; routes without one fall under the per-user limit. */
 export type RateLimitBucket = 'login' | 'oidcLogin' | 'oidcCallback' | 'ssoProviders' | 'namespaces';

@@ -21,6 +21,7 @@ import { InstanceChildren, InstanceEventList, InstanceTimeline } from './instanc
 import { RgdGraph, RgdRevisionList, RgdSchemaResponse } from './rgd-views.js';
 import { RgdDetail, RgdFilters, RgdList, RgdListQuery } from './rgds.js';
 import { CreateSecretRequest, SecretDetail, SecretList, SecretParams, SecretQuery, SecretSummary, UpdateSecretRequest } from './secrets.js';
+import { secretFieldRoutes } from './routes-secrets.js';
 
 const AccountParams = z.object({ username: Username });
 const RgdParams = z.object({ name: z.string().min(1).max(253) });
@@ -72,6 +73,7 @@ export const routes = [
   r({ id: 'getSecret', method: 'GET', path: '/api/v1/projects/{name}/secrets/{namespace}/{secret}', auth: 'user', tag: 'secrets', summary: 'One Secret; reveal=true adds its values (needs the reveal action)', params: SecretParams, query: SecretQuery, status: 200, response: SecretDetail }),
   r({ id: 'updateSecret', method: 'PUT', path: '/api/v1/projects/{name}/secrets/{namespace}/{secret}', auth: 'user', tag: 'secrets', summary: 'Replace a Secret\'s data (needs the current resourceVersion)', params: SecretParams, body: UpdateSecretRequest, status: 200, response: SecretSummary , operation: 'secrets.update' }),
   r({ id: 'deleteSecret', method: 'DELETE', path: '/api/v1/projects/{name}/secrets/{namespace}/{secret}', auth: 'user', tag: 'secrets', summary: 'Delete a Secret', params: SecretParams, status: 204 , operation: 'secrets.delete' }),
+  ...secretFieldRoutes,
   // §6 instances
   r({ id: 'listInstances', method: 'GET', path: '/api/v1/instances', auth: 'user', tag: 'instances', summary: 'Instances the caller may see', query: InstanceListQuery, status: 200, response: InstanceList }),
   r({ id: 'countInstances', method: 'GET', path: '/api/v1/instances/count', auth: 'user', tag: 'instances', summary: 'Count instances the caller may see', status: 200, response: CountResponse }),

@@ -1,11 +1,24 @@
 import { z } from 'zod';
-import { DnsLabel, DnsSubdomain, Timestamp } from './common.js';
+import { DnsLabel, DnsSubdomain, Labels, Timestamp } from './common.js';
 
 /** A key of a Secret's data, as Kubernetes allows it. */
 const SecretKey = z.string().regex(/^[-._a-zA-Z0-9]{1,253}$/, 'must consist of letters, digits, "-", "_" or "."');
 
-/** Values are plain strings on the wire; Portico base64-encodes them into the Secret's `data`. */
-const SecretData = z.record(SecretKey, z.string().max(512 * 1024)).refine((d) => Object.keys(d).length > 0, 'must hold at least one key');
+const KiB = 1024;
+const utf8Bytes = (text: string) => new TextEncoder().encode(text).length;
+
+/** One value: at most 256 KiB (UTF-8), as contract §11.3 bounds it. */
+const SecretValue = z.string().refine((v) => utf8Bytes(v) <= 256 * KiB, 'must be at most 256 KiB');
+
+/**
+ * Values are plain strings on the wire; Portico base64-encodes them into the Secret's `data`. At least one key,
+ * each value at most 256 KiB, all of them together at most 512 KiB; a bad key or value is named in
+ * `details.fields` (`data.<key>`).
+ */
+export const SecretData = z
+  .record(SecretKey, SecretValue)
+  .refine((d) => Object.keys(d).length > 0, 'must hold at least one key')
+  .refine((d) => Object.values(d).reduce((sum, v) => sum + utf8Bytes(v), 0) <= 512 * KiB, 'all values together must be at most 512 KiB');
 
 /** A project's Secret as listed: metadata and key names, never the values. */
 export const SecretSummary = z.object({
@@ -16,6 +29,8 @@ export const SecretSummary = z.object({
   createdAt: Timestamp,
   createdBy: z.string(),
   updatedAt: Timestamp,
+  /** The Secret's labels as stored (`portico.dev/project` among them); `{}` when it has none. */
+  labels: Labels,
   resourceVersion: z.string(),
 });
 export type SecretSummary = z.infer<typeof SecretSummary>;

@@ -131,7 +131,7 @@ export async function createPortico(opts: CreatePorticoOptions = {}): Promise<Po
     opened.push(() => events.close());
     const auth = await createAuth({ config, cluster, kv, authz, logger, lockout: limits.lockout, identityProviders, bus: events, showGeneratedPassword: opts.showGeneratedPassword });
     const access = createAccess({ authz, projects: projectInformer, config, vocabulary });
-    const secrets = createSecrets({ cluster, projects: projectInformer, authz, config });
+    const secrets = createSecrets({ cluster, projects: projectInformer, authz, config, instancesInProject: (project) => instancesBound?.index.inProject(project) ?? [] });
     const instances = createInstances({ cluster, catalog, authz, projects: projectInformer, events, config, logger, createInformer });
     opened.push(() => instances.stop());
     // A project's cascade deletes its instances through the wrapped service: each deletion is an operation.

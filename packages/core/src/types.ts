@@ -104,6 +104,16 @@ export interface SecretsService {
   get(actor: Actor, params: api.SecretParams, query: api.SecretQuery): Promise<api.SecretDetail>;
   update(actor: Actor, params: api.SecretParams, input: api.UpdateSecretRequest): Promise<api.SecretSummary>;
   delete(actor: Actor, params: api.SecretParams): Promise<void>;
+  /** §11.3 family 2 (the field's paths): one page of the project's Secrets the caller may see. */
+  page(actor: Actor, query: api.SecretPageQuery): Promise<api.SecretPage>;
+  /** Resolves when the caller may see the Secret (HEAD); 404 otherwise, as `get`. */
+  exists(actor: Actor, location: api.SecretParams): Promise<void>;
+  /** The Secret with its values: `get` and `reveal`. */
+  reveal(actor: Actor, location: api.SecretParams): Promise<api.SecretWithData>;
+  /** Sets the keys sent and keeps the others (`update`; no resourceVersion: a merge of keys). */
+  upsertKeys(actor: Actor, project: string, secret: string, input: api.UpsertSecretKeysRequest): Promise<api.SecretSummary>;
+  /** Deletes it; the warnings name the project's instances (those the caller may see) whose values mention it. */
+  remove(actor: Actor, location: api.SecretParams): Promise<api.SecretDeleted>;
 }
 
 export interface ProjectsService {

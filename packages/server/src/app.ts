@@ -151,6 +151,12 @@ export function createServer(ossPortico: Portico, opts: CreateServerOptions = {}
   // Slow clients: a request whose headers (or whole body) trickle in is cut off after these bounds instead of
   // holding its connection for minutes; the check runs often enough for the bounds to mean what they say.
   const { headersTimeoutMs, requestTimeoutMs, maxConnectionsPerIp } = portico.config.http;
+  // A keep-alive connection whose last in-flight request just finished must not hold shutdown open. One listener
+  // function for every response ('close' comes once): no closure, no once-wrapper per request.
+  let closing: Promise<void> | undefined;
+  const closeIdleIfClosing = () => {
+    if (closing) server.closeIdleConnections();
+  };
   const server = http.createServer(
     {
       headersTimeout: headersTimeoutMs,
@@ -158,6 +164,7 @@ export function createServer(ossPortico: Portico, opts: CreateServerOptions = {}
       connectionsCheckingInterval: Math.min(1_000, headersTimeoutMs),
     },
     (req, res) => {
+      res.on('close', closeIdleIfClosing);
       metrics?.observe(req, res);
       context(req, res, () => void app.handler(req as Request, res, undefined as never));
     },
@@ -166,13 +173,6 @@ export function createServer(ossPortico: Portico, opts: CreateServerOptions = {}
   server.on('clientError', answerClientError);
   const upgrade = opts.upgrade?.(server);
 
-  // A keep-alive connection whose last in-flight request just finished must not hold shutdown open.
-  let closing: Promise<void> | undefined;
-  server.on('request', (_req: http.IncomingMessage, res: http.ServerResponse) =>
-    res.once('close', () => {
-      if (closing) server.closeIdleConnections();
-    }),
-  );
   const close = () =>
     (closing ??= (async () => {
       const stopped = new Promise<void>((resolve) => server.close(() => resolve()));

@@ -544,6 +544,17 @@ describe('secrets', () => {
     await admin.secrets.delete('default', 'dev', 'db');
     await expectApiError(admin.secrets.get('default', 'dev', 'db'), 404, 'NOT_FOUND');
   });
+
+  it('speaks the field\'s secrets paths (§11.3 family 2) through request()', async () => {
+    const where = { params: { secret: 'api' }, query: { project: 'default', namespace: 'dev' } };
+    await admin.request('createSecretInProject', { query: { project: 'default' }, body: { name: 'api', namespace: 'dev', data: { token: 't1' } } });
+    expect((await admin.request('listSecretsOfProject', { query: { project: 'default', limit: 500 } })).items.map((s) => s.name)).toContain('api');
+    await admin.request('secretExists', where);
+    await admin.request('upsertSecretKeys', { params: { secret: 'api' }, query: { project: 'default' }, body: { namespace: 'dev', data: { user: 'u' } } });
+    expect((await admin.request('getSecretWithData', where)).data).toEqual({ token: 't1', user: 'u' });
+    expect(await admin.request('deleteSecretOfProject', where)).toEqual({ deleted: true, warnings: [] });
+    await expectApiError(admin.request('secretExists', where), 404, 'NOT_FOUND');
+  });
 });
 
 describe('enterprise families in the OSS build', () => {

@@ -55,6 +55,15 @@ export const secretOperations: Table<SecretsService> = {
     subject: (_a: Actor, params: api.SecretParams) => ({ name: params.secret, project: params.name, namespace: params.namespace }),
     input: (_a: Actor, params: api.SecretParams) => params,
   },
+  // §11.3 family 2: the same operations as the project family, the Secret named the same way.
+  upsertKeys: {
+    id: 'secrets.update', actor: 0, secretFields: secretData,
+    subject: (_a: Actor, project: string, secret: string, input: api.UpsertSecretKeysRequest) => ({ name: secret, project, namespace: input.namespace }),
+  },
+  remove: {
+    id: 'secrets.delete', actor: 0,
+    subject: (_a: Actor, params: api.SecretParams) => ({ name: params.secret, project: params.name, namespace: params.namespace }),
+  },
 };
 
 const instanceSubject = (_a: Actor, key: InstanceKey) => ({ name: key.name, namespace: key.namespace });

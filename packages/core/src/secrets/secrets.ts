@@ -6,8 +6,11 @@ import { conflict, forbidden, isPorticoError, notFound } from '../errors.js';
 import { resources, type Cluster, type KubeObject } from '../ports/cluster.js';
 import { destinationAllows } from '../projects/destinations.js';
 import { projectSpecOf } from '../projects/project-resource.js';
+import type { IndexedInstance } from '../instances/index-types.js';
 import type { Authorizer, SecretsService } from '../types.js';
 import { parseInput } from '../validation.js';
+import { secretMentions } from './secret-mentions.js';
+import { continueAfter, continuePoint } from './secret-pages.js';
 
 interface SecretsDeps {
   cluster: Cluster;
@@ -15,6 +18,8 @@ interface SecretsDeps {
   projects: Informer;
   authz: Authorizer;
   config: Pick<PorticoConfig, 'kubernetes'>;
+  /** A project's instances (the instance index), for the warnings of a delete; none when absent. */
+  instancesInProject?: (project: string) => Iterable<IndexedInstance>;
 }
 
 const secretLabels = { project: 'portico.dev/project' } as const;
@@ -35,6 +40,7 @@ function summaryOf(obj: KubeObject): api.SecretSummary {
     createdAt,
     createdBy: annotations[secretAnnotations.createdBy] ?? '',
     updatedAt: annotations[secretAnnotations.updatedAt] ?? createdAt,
+    labels: { ...obj.metadata.labels },
     resourceVersion: obj.metadata.resourceVersion ?? '',
   };
 }
@@ -74,15 +80,32 @@ export function createSecrets(deps: SecretsDeps): SecretsService {
     }
   }
 
+  /** The project's Secrets the caller may `get`, as summaries in `<namespace>/<name>` order. */
+  async function visibleSummaries(actor: Actor, project: string): Promise<api.SecretSummary[]> {
+    projectFor(actor, project);
+    const { items } = await cluster.list(resources.secret, { labelSelector: `${secretLabels.project}=${project}` });
+    return items
+      .filter((o) => authz.can(actor, 'get', api.rbacObject.secret(project, o.metadata.namespace ?? '', o.metadata.name)))
+      .map(summaryOf)
+      .sort((a, b) => compareKeys(keyOf(a), keyOf(b)));
+  }
+
   return {
     async list(actor, project) {
-      projectFor(actor, project);
-      const { items } = await cluster.list(resources.secret, { labelSelector: `${secretLabels.project}=${project}` });
-      const visible = items
-        .filter((o) => authz.can(actor, 'get', api.rbacObject.secret(project, o.metadata.namespace ?? '', o.metadata.name)))
-        .map(summaryOf)
-        .sort((a, b) => (a.namespace + '/' + a.name).localeCompare(b.namespace + '/' + b.name));
+      const visible = await visibleSummaries(actor, project);
       return { items: visible, totalCount: visible.length };
+    },
+
+    async page(actor, input) {
+      const query = parseInput(api.SecretPageQuery, input, 'query');
+      const after = query.continue === undefined ? undefined : continuePoint(query.continue);
+      const visible = await visibleSummaries(actor, query.project);
+      const start = after === undefined ? 0 : visible.findIndex((s) => compareKeys(keyOf(s), after) > 0);
+      const rest = start < 0 ? [] : visible.slice(start);
+      const items = rest.slice(0, query.limit ?? api.secretPageLimit);
+      const last = items.at(-1);
+      const hasMore = rest.length > items.length;
+      return { items, pageCount: items.length, hasMore, ...(hasMore && last ? { continue: continueAfter(last.namespace, last.name) } : {}) };
     },
 
     async create(actor, project, input) {
@@ -109,7 +132,7 @@ export function createSecrets(deps: SecretsDeps): SecretsService {
         data: encode(body.data),
       } as KubeObject;
       const created = await cluster.create(resources.secret, secret).catch((e: unknown) => {
-        if (isPorticoError(e) && e.code === 'CONFLICT') throw conflict(`secret "${describe(body.namespace, body.name)}" already exists`);
+        if (isPorticoError(e) && e.code === 'CONFLICT') throw conflict(`secret already exists: ${body.name}`, { namespace: body.namespace, name: body.name });
         throw e;
       });
       return summaryOf(created);
@@ -150,10 +173,54 @@ export function createSecrets(deps: SecretsDeps): SecretsService {
     async delete(actor, params) {
       await visibleSecret(actor, params);
       authorize(actor, 'delete', params.name, params.namespace, params.secret);
-      await cluster.delete(resources.secret, params.secret, params.namespace).catch((e: unknown) => {
-        if (isPorticoError(e) && e.code === 'NOT_FOUND') throw notFound('secret', describe(params.namespace, params.secret));
-        throw e;
-      });
+      await deleteSecret(params);
+    },
+
+    async exists(actor, location) {
+      await visibleSecret(actor, parseInput(api.SecretParams, location));
+    },
+
+    async reveal(actor, location) {
+      const params = parseInput(api.SecretParams, location);
+      const obj = await visibleSecret(actor, params);
+      authorize(actor, 'reveal', params.name, params.namespace, params.secret);
+      return { ...summaryOf(obj), data: decode(dataOf(obj)) };
+    },
+
+    async upsertKeys(actor, project, secret, input) {
+      const body = parseInput(api.UpsertSecretKeysRequest, input);
+      const params = parseInput(api.SecretParams, { name: project, namespace: body.namespace, secret });
+      await visibleSecret(actor, params);
+      authorize(actor, 'update', project, body.namespace, secret);
+      // A merge patch of the keys sent: the others stay, whoever wrote them meanwhile.
+      const patch = { metadata: { annotations: { [secretAnnotations.updatedAt]: new Date().toISOString() } }, data: encode(body.data) };
+      const updated = await cluster.patch(resources.secret, secret, patch, { namespace: body.namespace }).catch(missingSecret(params));
+      return summaryOf(updated);
+    },
+
+    async remove(actor, location) {
+      const params = parseInput(api.SecretParams, location);
+      await visibleSecret(actor, params);
+      authorize(actor, 'delete', params.name, params.namespace, params.secret);
+      await deleteSecret(params);
+      const instances = deps.instancesInProject?.(params.name) ?? [];
+      const warnings = secretMentions(instances, params.namespace, params.secret, (item) => authz.can(actor, 'get', item.rbacObject));
+      return { deleted: true as const, warnings };
     },
   };
+
+  function missingSecret(params: api.SecretParams) {
+    return (e: unknown): never => {
+      if (isPorticoError(e) && e.code === 'NOT_FOUND') throw notFound('secret', describe(params.namespace, params.secret));
+      throw e;
+    };
+  }
+
+  async function deleteSecret(params: api.SecretParams) {
+    await cluster.delete(resources.secret, params.secret, params.namespace).catch(missingSecret(params));
+  }
 }
+
+const keyOf = (s: Pick<api.SecretSummary, 'namespace' | 'name'>) => `${s.namespace}/${s.name}`;
+/** Plain code-unit order: the same on every replica, whatever the locale. */
+const compareKeys = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);

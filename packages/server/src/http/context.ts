@@ -30,6 +30,19 @@ class LazyRequestState implements RequestState {
   }
 }
 
+/** The access log line of one request, written when its response is done. */
+function logAccess(logger: Logger, req: IncomingMessage & { path?: string }, res: ServerResponse, state: RequestState): void {
+  const path = req.path ?? (req.url ?? '').split('?')[0];
+  const level = probes.has(path) ? 'debug' : 'info';
+  if (!logger.isLevelEnabled(level)) return;
+  const started = performance.now();
+  res.once('finish', () => {
+    // The path only: query strings can carry one-time codes and OIDC state.
+    const line = { method: req.method, path, status: res.statusCode, ms: Math.round(performance.now() - started), ip: state.ip };
+    state.log[level](line, 'request');
+  });
+}
+
 /**
  * First step of every request: request id, security headers, client address, a child logger, the access
  * log line, and the up-front Content-Length check. Everything after it can rely on `requestState(req)`.
@@ -44,17 +57,8 @@ export function requestContext(portico: Portico) {
     const state = new LazyRequestState(portico.logger, requestId, peer.ip, peer.secure);
     setRequestState(req, state);
 
-    const path = req.path ?? (req.url ?? '').split('?')[0];
-    const level = probes.has(path) ? 'debug' : 'info';
-    // The level is fixed for the life of the process: no listener at all when the line would not be written.
-    if (portico.logger.isLevelEnabled(level)) {
-      const started = performance.now();
-      res.once('finish', () => {
-        // The path only: query strings can carry one-time codes and OIDC state.
-        const line = { method: req.method, path, status: res.statusCode, ms: Math.round(performance.now() - started), ip: peer.ip };
-        state.log[level](line, 'request');
-      });
-    }
+    // No listener at all when the line would not be written; probes log at debug, below info.
+    if (portico.logger.isLevelEnabled('info')) logAccess(portico.logger, req, res, state);
 
     try {
       assertDeclaredLength(req);

@@ -19,6 +19,9 @@ export interface ServerMetrics {
   countConnectionsWith(count: () => number): void;
 }
 
+/** When a response's request arrived, kept on the response for its 'finish' listener. */
+const STARTED = Symbol('portico.metrics.started');
+
 const methods = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
 
 export function createServerMetrics(portico: Pick<Portico, 'readiness'>): ServerMetrics {
@@ -86,20 +89,24 @@ export function createServerMetrics(portico: Pick<Portico, 'readiness'>): Server
     return found;
   };
 
+  /** One listener function for every response: no closure and no once-wrapper per request ('finish' comes once). */
+  function recordAnswered(this: ServerResponse & { [STARTED]?: number }) {
+    const req = this.req;
+    const state = findRequestState(req);
+    const route = state?.routeId ?? 'unmatched';
+    const method = methods.has(req.method ?? '') ? req.method! : 'OTHER';
+    const { answered, duration: took } = seriesOf(route, method, this.statusCode);
+    answered.inc();
+    took.observe((performance.now() - this[STARTED]!) / 1000);
+    if (this.statusCode === 429) rateLimited.inc({ route });
+    if (state?.unavailable) dependencyErrors.inc({ dependency: state.unavailable });
+  }
+
   return {
     registry,
-    observe(req, res) {
-      const started = performance.now();
-      res.once('finish', () => {
-        const state = findRequestState(req);
-        const route = state?.routeId ?? 'unmatched';
-        const method = methods.has(req.method ?? '') ? req.method! : 'OTHER';
-        const { answered, duration: took } = seriesOf(route, method, res.statusCode);
-        answered.inc();
-        took.observe((performance.now() - started) / 1000);
-        if (res.statusCode === 429) rateLimited.inc({ route });
-        if (state?.unavailable) dependencyErrors.inc({ dependency: state.unavailable });
-      });
+    observe(_req, res) {
+      (res as ServerResponse & { [STARTED]?: number })[STARTED] = performance.now();
+      res.on('finish', recordAnswered);
     },
     eventSent: (type) => eventsSent.inc({ type }),
     countConnectionsWith(count) {

@@ -162,7 +162,10 @@ export function fakePortico(opts: { env?: Record<string, string>; config?: Parti
       unbind: async () => {},
       roleBindings: notFaked('projects.roleBindings'),
     },
-    secrets: { list: notFaked('secrets.list'), create: notFaked('secrets.create'), get: notFaked('secrets.get'), update: notFaked('secrets.update'), delete: notFaked('secrets.delete') },
+    secrets: {
+      list: notFaked('secrets.list'), create: notFaked('secrets.create'), get: notFaked('secrets.get'), update: notFaked('secrets.update'), delete: notFaked('secrets.delete'),
+      page: notFaked('secrets.page'), exists: notFaked('secrets.exists'), reveal: notFaked('secrets.reveal'), upsertKeys: notFaked('secrets.upsertKeys'), remove: notFaked('secrets.remove'),
+    },
     access: { canISummary: notFaked('access.canISummary'), canI: () => ({ value: 'no' }), accountInfo: notFaked('access.accountInfo') },
     instances: {
       preflight: notFaked('instances.preflight'),
