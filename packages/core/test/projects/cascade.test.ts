@@ -17,7 +17,8 @@ import { wrapKv } from '../support/wrap-kv.js';
 import type { OperationHook } from '../../src/operations/index.js';
 import { createPortico } from '../../src/portico.js';
 import { resources, type KubeObject } from '../../src/ports/cluster.js';
-import { defaultRoles } from '../../src/projects/index.js';
+import { createInformer } from '../../src/cluster/informer.js';
+import { createProjects, defaultRoles } from '../../src/projects/index.js';
 import type { DomainEvent, InstanceKey, Portico } from '../../src/types.js';
 
 // Contract §14: a project that still has instances is refused with their count; with cascade its instances
@@ -249,6 +250,49 @@ describe('deleting a project with cascade', () => {
     expect(await portico.cluster.get(ref, second.name, 'dev')).toBeUndefined();
     expect(await portico.cluster.get(resources.project, name, portico.config.kubernetes.namespace)).toBeUndefined();
     expect(progress.filter((p) => p.name === second.name).map((p) => p.phase)).toContain('DELETED');
+  });
+
+  it('keeps the project, 409 with the instances still there, while kro has not removed them in time; deleting again finishes', async () => {
+    const name = await project();
+    const key = await deploy(name, `${name}-held`);
+    await healthy(key);
+    const ref = await webApps();
+    // Something besides kro holds the instance (a finalizer of another controller): it stays, being deleted.
+    const held = (await portico.cluster.get(ref, key.name, 'dev'))!;
+    const hold = 'test.portico.dev/hold';
+    await portico.cluster.patch(ref, key.name, { metadata: { finalizers: [...(held.metadata.finalizers ?? []), hold] } }, { namespace: 'dev' });
+    // The same service as createPortico's, but waiting a moment only.
+    const informer = createInformer(portico.cluster, resources.project, { namespace: portico.config.kubernetes.namespace });
+    await informer.start();
+    const { indexed } = portico.instances;
+    const impatient = createProjects({
+      cluster: portico.cluster, projects: informer, authz: portico.authz, config: portico.config, events: portico.events, catalog: { entry: () => undefined },
+      validateRoles: () => undefined, cascadeWaitMs: 300,
+      instances: {
+        index: {
+          inProject: (p) => [...indexed.all()].filter((i) => i.project === p),
+          get: (k) => [...indexed.all()].find((i) => i.instance.namespace === k.namespace && i.instance.kind === k.kind && i.instance.name === k.name),
+          onChange: (listener) => indexed.onChange(listener),
+        },
+        service: portico.instances,
+      },
+    });
+    try {
+      const kept = await failure(() => impatient.delete(root, name, { cascade: true }));
+      expect(kept.code).toBe('CONFLICT');
+      expect(kept.details).toEqual({ instances: 1 });
+      expect(portico.projects.get(vera, name).name).toBe(name);
+      expect(await secretsOf(name)).toEqual([`${name}-db`]);
+      expect((await portico.cluster.get(ref, key.name, 'dev'))?.metadata.deletionTimestamp).toBeDefined();
+
+      const current = (await portico.cluster.get(ref, key.name, 'dev'))!;
+      await portico.cluster.patch(ref, key.name, { metadata: { finalizers: current.metadata.finalizers!.filter((f) => f !== hold) } }, { namespace: 'dev' });
+      await impatient.delete(root, name, { cascade: true });
+      expect(await portico.cluster.get(resources.project, name, portico.config.kubernetes.namespace)).toBeUndefined();
+      expect(progress.filter((p) => p.name === key.name).map((p) => p.message)).toContain('already being deleted (1 of 1)');
+    } finally {
+      informer.stop();
+    }
   });
 
   it('on a project without instances deletes its Secrets and the project, and is the same with or without cascade', async () => {
