@@ -70,6 +70,13 @@ export function createMemoryKeyValue(opts: MemoryKeyValueOptions = {}): KeyValue
       entries.delete(key);
     },
 
+    async compareAndSet(key, expected, value, { ttlMs } = {}) {
+      if (live(key)?.value !== expected) return false;
+      if (value === undefined) entries.delete(key);
+      else entries.set(key, { value, expiresAt: ttlMs !== undefined && ttlMs > 0 ? now() + ttlMs : undefined });
+      return true;
+    },
+
     async incrWindow(key, windowMs) {
       const t = now();
       const entry = live(key);

@@ -46,9 +46,18 @@ redis.call('SET', KEYS[1], string.format('%.3f', nextTat), 'PX', math.ceil(nextT
 return {1, tostring(math.floor((period - (nextTat - now)) / interval + 1e-6)), '0', tostring(nextTat - now)}
 `;
 
+/** Set (with a TTL) or delete the key only while it still holds the expected value: a lease's renewal and release. */
+const COMPARE_AND_SET_LUA = `
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+if ARGV[2] == '' then redis.call('DEL', KEYS[1]) return 1 end
+if tonumber(ARGV[3]) > 0 then redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3]) else redis.call('SET', KEYS[1], ARGV[2]) end
+return 1
+`;
+
 type ScriptedClient = Redis & {
   porticoIncrWindow(key: string, windowMs: number): Promise<[number, number]>;
   porticoThrottle(key: string, limit: number, periodMs: number): Promise<[number, string, string, string]>;
+  porticoCompareAndSet(key: string, expected: string, value: string, ttlMs: number): Promise<number>;
 };
 
 /**
@@ -69,6 +78,7 @@ export function createRedisKeyValue(opts: RedisKeyValueOptions): KeyValue {
   const sub = open('subscriptions');
   cmd.client.defineCommand('porticoIncrWindow', { numberOfKeys: 1, lua: INCR_WINDOW_LUA });
   cmd.client.defineCommand('porticoThrottle', { numberOfKeys: 1, lua: THROTTLE_LUA });
+  cmd.client.defineCommand('porticoCompareAndSet', { numberOfKeys: 1, lua: COMPARE_AND_SET_LUA });
   const channels = createRedisChannels(sub, run, prefix, logger, isClosing);
 
   return {
@@ -90,6 +100,13 @@ export function createRedisKeyValue(opts: RedisKeyValueOptions): KeyValue {
 
     async del(key) {
       await run(cmd, 'DEL', (c) => c.del(prefix + key));
+    },
+
+    async compareAndSet(key, expected, value, { ttlMs } = {}) {
+      // A value of '' stands for "delete": a lease value is never empty.
+      const ttl = value !== undefined && ttlMs !== undefined && ttlMs > 0 ? Math.ceil(ttlMs) : 0;
+      const done = await run(cmd, 'compareAndSet', (c) => (c as ScriptedClient).porticoCompareAndSet(prefix + key, expected, value ?? '', ttl));
+      return Number(done) === 1;
     },
 
     async incrWindow(key, windowMs) {

@@ -26,6 +26,11 @@ export interface KeyValue {
   /** Atomic read-and-delete: single-use tickets and codes. */
   getdel(key: string): Promise<string | undefined>;
   del(key: string): Promise<void>;
+  /**
+   * Atomic compare-and-set, for leases (a lock held by one replica): when `key` holds `expected`, sets it to
+   * `value` (with `ttlMs`), or deletes it when `value` is undefined; answers whether it did.
+   */
+  compareAndSet(key: string, expected: string, value: string | undefined, opts?: { ttlMs?: number }): Promise<boolean>;
   /** Atomic fixed-window counter: increments and returns the count and the ms until the window resets. */
   incrWindow(key: string, windowMs: number): Promise<{ count: number; resetMs: number }>;
   /**

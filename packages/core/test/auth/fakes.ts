@@ -128,6 +128,9 @@ export function fakeKeyValue(now: () => number = Date.now): KeyValue & { down: b
       live(k);
       entries.delete(k);
     },
+    async compareAndSet() {
+      throw new Error('not used by auth');
+    },
     async incrWindow() {
       throw new Error('not used by auth');
     },

@@ -80,6 +80,21 @@ export function keyValueContract(name: string, setup: () => Promise<{ kv: KeyVal
       await expect(kv.del(k)).resolves.toBeUndefined();
     });
 
+    it('compareAndSet renews or releases a lease only while it holds the expected value', async () => {
+      const k = key('lease');
+      expect(await kv.set(k, 'holder-a', { ifAbsent: true, ttlMs: 150 })).toBe(true);
+      expect(await kv.compareAndSet(k, 'holder-b', 'holder-b', { ttlMs: 10_000 })).toBe(false);
+      expect(await kv.compareAndSet(k, 'holder-a', 'holder-a', { ttlMs: 10_000 })).toBe(true);
+      await sleep(300);
+      // Renewed: still held after the first TTL would have ended.
+      expect(await kv.get(k)).toBe('holder-a');
+      expect(await kv.compareAndSet(k, 'holder-b', undefined)).toBe(false);
+      expect(await kv.get(k)).toBe('holder-a');
+      expect(await kv.compareAndSet(k, 'holder-a', undefined)).toBe(true);
+      expect(await kv.get(k)).toBeUndefined();
+      expect(await kv.compareAndSet(k, 'holder-a', undefined)).toBe(false);
+    });
+
     it('incrWindow counts within a window and starts over after it', async () => {
       const k = key('window');
       const windowMs = 300;

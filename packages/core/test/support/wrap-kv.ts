@@ -7,6 +7,7 @@ export function wrapKv(inner: KeyValue, override: Pick<Partial<KeyValue>, 'publi
     set: (k, v, o) => inner.set(k, v, o),
     getdel: (k) => inner.getdel(k),
     del: (k) => inner.del(k),
+    compareAndSet: (k, expected, v, o) => inner.compareAndSet(k, expected, v, o),
     incrWindow: (k, w) => inner.incrWindow(k, w),
     throttle: (k, limit, periodMs) => inner.throttle(k, limit, periodMs),
     health: () => inner.health(),

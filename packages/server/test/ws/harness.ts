@@ -39,6 +39,7 @@ export function switchableKv(inner: KeyValue): KeyValue & { down: boolean } {
     set: (key: string, value: string, opts?: { ttlMs?: number; ifAbsent?: boolean }) => kv.guard(() => inner.set(key, value, opts)),
     getdel: (key: string) => kv.guard(() => inner.getdel(key)),
     del: (key: string) => kv.guard(() => inner.del(key)),
+    compareAndSet: (key: string, expected: string, value: string | undefined, opts?: { ttlMs?: number }) => kv.guard(() => inner.compareAndSet(key, expected, value, opts)),
     incrWindow: (key: string, windowMs: number) => kv.guard(() => inner.incrWindow(key, windowMs)),
     throttle: (key: string, limit: number, periodMs: number) => kv.guard(() => inner.throttle(key, limit, periodMs)),
     publish: (channel: string, message: string) => kv.guard(() => inner.publish(channel, message)),
