@@ -83,6 +83,15 @@ describe('/metrics on its own port', () => {
     expect(sample(after, 'portico_process_resident_memory_bytes')).toBeGreaterThan(0);
   });
 
+  it('moves no count by itself: a second scrape with no request between reads what the first read', async () => {
+    for (let i = 0; i < 2; i++) expect((await get('/api/v1/rgds', false)).status).toBe(401);
+    const first = await scrape();
+    const second = await scrape();
+    const answered = (text: string) => text.split('\n').filter((line) => line.startsWith('portico_http_request')).join('\n');
+    expect(answered(first)).toContain('portico_http_requests_total{route="listRgds",method="GET",status="401"}');
+    expect(answered(second)).toBe(answered(first));
+  });
+
   it('counts WebSocket connections and the events sent to them', async () => {
     const ticket = (await stack.portico.auth.issueTicket(systemActor('admin'))).ticket;
     client = await connect(`${url.replace('http', 'ws')}/ws?ticket=${ticket}`);

@@ -1,8 +1,9 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import type { Portico } from '@portico/core';
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
 import { findRequestState } from '../http/request-state.js';
+import { requestDurations, type DurationSeries } from './request-durations.js';
 
 /**
  * The Prometheus metrics of one server. Every label is from a small fixed set (route ids of the route table,
@@ -28,18 +29,26 @@ export function createServerMetrics(portico: Pick<Portico, 'readiness'>): Server
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: 'portico_' });
 
-  const requests = new Counter({
+  // Each request is counted in plain fields of its series (route, method, status) and handed to prom-client when
+  // scraped: prom-client's inc and observe build, check and hash a label object on every call.
+  const series = new Map<string, { labels: { route: string; method: string; status: string }; answered: number; duration: DurationSeries }>();
+  new Counter({
     name: 'portico_http_requests_total',
     help: 'HTTP requests answered, by route id (route table), method and status code.',
     labelNames: ['route', 'method', 'status'] as const,
     registers: [registry],
+    collect() {
+      for (const s of series.values()) {
+        if (s.answered === 0) continue;
+        this.inc(s.labels, s.answered);
+        s.answered = 0;
+      }
+    },
   });
-  const duration = new Histogram({
+  const durations = requestDurations(registry, {
     name: 'portico_http_request_duration_seconds',
     help: 'Time from receiving a request to the end of its response, by route id and method.',
-    labelNames: ['route', 'method'] as const,
     buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
-    registers: [registry],
   });
   const rateLimited = new Counter({
     name: 'portico_rate_limit_rejections_total',
@@ -79,13 +88,11 @@ export function createServerMetrics(portico: Pick<Portico, 'readiness'>): Server
     },
   });
 
-  // The labelled series of each (route, method, status), looked up once: every label set is from a small fixed
-  // set, and prom-client hashes the label object on every call otherwise.
-  const series = new Map<string, { answered: { inc(): void }; duration: { observe(seconds: number): void } }>();
+  // The series of each (route, method, status), looked up once: every label is from a small fixed set.
   const seriesOf = (route: string, method: string, status: number) => {
     const key = `${route} ${method} ${status}`;
     let found = series.get(key);
-    if (!found) series.set(key, (found = { answered: requests.labels({ route, method, status: String(status) }), duration: duration.labels({ route, method }) }));
+    if (!found) series.set(key, (found = { labels: { route, method, status: String(status) }, answered: 0, duration: durations.series({ route, method }) }));
     return found;
   };
 
@@ -95,9 +102,9 @@ export function createServerMetrics(portico: Pick<Portico, 'readiness'>): Server
     const state = findRequestState(req);
     const route = state?.routeId ?? 'unmatched';
     const method = methods.has(req.method ?? '') ? req.method! : 'OTHER';
-    const { answered, duration: took } = seriesOf(route, method, this.statusCode);
-    answered.inc();
-    took.observe((performance.now() - this[STARTED]!) / 1000);
+    const one = seriesOf(route, method, this.statusCode);
+    one.answered++;
+    one.duration.observe((performance.now() - this[STARTED]!) / 1000);
     if (this.statusCode === 429) rateLimited.inc({ route });
     if (state?.unavailable) dependencyErrors.inc({ dependency: state.unavailable });
   }
