@@ -14,3 +14,4 @@ export * from './rgd-views.js';
 export * from './instance-history.js';
 export * from './operations.js';
 export * from './preflight.js';
+export * from './settings.js';

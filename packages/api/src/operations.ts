@@ -31,6 +31,7 @@ export const operations = Object.freeze({
   'instances.create': op('create', 'instances'),
   'instances.update': op('update', 'instances'),
   'instances.delete': op('delete', 'instances'),
+  'preferences.update': op('update', 'preferences'),
 } satisfies Record<string, OperationDefinition>);
 
 export type OperationId = keyof typeof operations;

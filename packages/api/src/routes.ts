@@ -7,6 +7,7 @@ import { CountResponse, MessageResponse } from './common.js';
 import { ErrorEnvelope } from './errors.js';
 import { r, type RouteDef } from './route-def.js';
 import { preflightRoutes } from './routes-preflight.js';
+import { settingsRoutes } from './routes-settings.js';
 import { Healthz, Readyz, ServerVersion } from './health.js';
 import {
   ClusterInstanceParams, ClusterKindParams, CreateInstanceFormA, CreateInstanceFormB, Instance, InstanceList,
@@ -103,6 +104,7 @@ export const routes = [
   r({ id: 'serverVersion', method: 'GET', path: '/api/v1/version', auth: 'user', tag: 'operations', summary: 'The server release (any signed-in user; not public, so it does not help fingerprinting)', status: 200, response: ServerVersion }),
   r({ id: 'readyz', method: 'GET', path: '/readyz', auth: 'none', tag: 'operations', summary: 'Readiness: Redis, the cluster (and PostgreSQL in Enterprise)', status: 200, response: Readyz }),
   ...preflightRoutes,
+  ...settingsRoutes,
 ] as const satisfies readonly RouteDef[];
 
 export type RouteId = (typeof routes)[number]['id'];

@@ -52,6 +52,8 @@ const EnvSchema = z.object({
   PORTICO_RATE_LIMITS: z.string().optional(),
   PORTICO_KRO_STEP_MS: z.coerce.number().int().min(0).max(60_000).optional(),
   PORTICO_GITOPS_REPO: z.string().optional(),
+  // §11.5: shown by consoles; printable characters only (no control or format characters), at most 63.
+  PORTICO_ORGANIZATION: z.string().regex(/^[^\p{C}\p{Zl}\p{Zp}]{1,63}$/u, 'must be 1 to 63 printable characters').default('default'),
   PORTICO_WS_MAX_BUFFER_BYTES: positiveInt.default(1024 * 1024),
   PORTICO_WS_HEARTBEAT_MS: positiveInt.default(30_000),
   PORTICO_WS_MAX_SOCKETS_PER_USER: positiveInt.default(20),
@@ -91,6 +93,8 @@ export interface PorticoConfig {
   rateLimits?: string;
   kroStepMs: number;
   gitopsRepo?: string;
+  /** The organization consoles show (`GET /settings`). */
+  organization: string;
   ws: {
     maxBufferBytes: number;
     heartbeatMs: number;
@@ -140,6 +144,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     rateLimits: e.PORTICO_RATE_LIMITS,
     kroStepMs: e.PORTICO_KRO_STEP_MS ?? 300,
     gitopsRepo: e.PORTICO_GITOPS_REPO,
+    organization: e.PORTICO_ORGANIZATION,
     ws: {
       maxBufferBytes: e.PORTICO_WS_MAX_BUFFER_BYTES,
       heartbeatMs: e.PORTICO_WS_HEARTBEAT_MS,

@@ -19,6 +19,11 @@ import type { EventStream, Portico } from './types.js';
 import type { PorticoPlugin } from './editions/plugin.js';
 import { createOperationRunner, type OperationHook } from './operations/index.js';
 import { accountOperations, authOperations, instanceOperations, projectOperations, secretOperations } from './operations/oss-operations.js';
+import { preferenceOperations } from './operations/preference-operations.js';
+import { createPreferences } from './settings/preferences.js';
+import { createSettings } from './settings/settings.js';
+import { createIconRegistry } from './icons/icon-registry.js';
+import { createClusterDiscovery } from './cluster/api-resources.js';
 
 export interface CreatePorticoOptions {
   /** Defaults to `loadConfig(env ?? process.env)`. */
@@ -143,6 +148,10 @@ export async function createPortico(opts: CreatePorticoOptions = {}): Promise<Po
     });
     instancesBound = instances;
     await instances.start();
+    // Icons follow their ConfigMaps from here on; start-up does not wait for them (they are decoration).
+    const icons = createIconRegistry({ cluster, namespace: config.kubernetes.namespace, logger });
+    opened.push(() => icons.stop());
+    icons.start();
 
     const readiness = async (): Promise<api.Readyz> => {
       const components: api.Readyz['components'] = {
@@ -170,6 +179,10 @@ export async function createPortico(opts: CreatePorticoOptions = {}): Promise<Po
       secrets: operations.wrap(secrets, secretOperations),
       access,
       instances: wrappedInstances,
+      settings: createSettings(config),
+      preferences: operations.wrap(createPreferences(kv), preferenceOperations),
+      icons,
+      clusterDiscovery: createClusterDiscovery({ cluster, authz, vocabulary }),
       events,
       projectObjects: projectInformer,
       limits,

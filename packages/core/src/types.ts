@@ -223,6 +223,34 @@ export interface EventStream {
   visibleTo(actor: Actor, event: DomainEvent): boolean;
 }
 
+/** §11.5 `GET /settings`, for any signed-in user. */
+export interface SettingsService {
+  get(): api.Settings;
+}
+
+/** §11.5: each user's own favourite and recent RGDs, in the KeyValue store. */
+export interface PreferencesService {
+  /** The caller's own lists; both `[]` when nothing is stored (or it expired). */
+  get(actor: Actor): Promise<api.UserPreferences>;
+  /** Stores the lists sent (a list left out keeps the stored one), tidied, for 90 days; answers what was stored. */
+  update(actor: Actor, input: api.UpdatePreferencesRequest): Promise<api.UserPreferences>;
+}
+
+/** §11.5: the icons consoles show, public. */
+export interface IconsService {
+  /** The sanitised SVG for a slug; NOT_FOUND when neither a registry nor the generic set has it. */
+  get(slug: string): string;
+  /** Starts following the registry ConfigMaps; icons appear as their first list arrives. */
+  start(): void;
+  stop(): void;
+}
+
+/** §11.7: what the cluster serves. */
+export interface ClusterDiscoveryService {
+  /** The kinds the cluster serves, one per group and kind; core first, then by group and kind. */
+  apiResources(actor: Actor, query?: api.ApiResourcesQuery): Promise<api.ApiResourceList>;
+}
+
 export interface EventsService {
   /** Every event from every replica, exactly once per process. */
   onEvent(listener: (event: DomainEvent) => void): Disposable;
@@ -242,6 +270,12 @@ export interface Portico {
   secrets: SecretsService;
   access: AccessService;
   instances: InstancesService;
+  /** §11.5: the installation's settings, each user's preferences, and the icons consoles show. */
+  settings: SettingsService;
+  preferences: PreferencesService;
+  icons: IconsService;
+  /** §11.7: the kinds the cluster serves. */
+  clusterDiscovery: ClusterDiscoveryService;
   events: EventsService;
   /**
    * The Project objects Portico reads (its own namespace), as its one Project informer holds them: plugins that

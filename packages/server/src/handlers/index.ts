@@ -7,6 +7,7 @@ import { projectsHandlers } from './projects.js';
 import { rgdsHandlers } from './rgds.js';
 import { secretsHandlers } from './secrets.js';
 import { preflightHandlers } from './preflight.js';
+import { settingsHandlers } from './settings.js';
 import type { Handler } from './types.js';
 
 /**
@@ -24,4 +25,5 @@ export const handlers: Readonly<Record<string, Handler>> = {
   ...instanceHistoryHandlers,
   ...operationsHandlers,
   ...preflightHandlers,
+  ...settingsHandlers,
 };

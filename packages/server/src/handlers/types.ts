@@ -1,5 +1,6 @@
 import type { routeById, RouteBody, RouteId, RouteParams, RouteQuery } from '@portico/api';
 import type { Actor, Portico, RequestContext } from '@portico/core';
+import type { Readable } from 'node:stream';
 import type { z } from 'zod';
 
 /** What a handler may change about the response besides its body. */
@@ -13,8 +14,11 @@ export interface Reply {
 
 export type { RouteBody, RouteParams, RouteQuery } from '@portico/api';
 
-/** What a handler returns: its route's response schema's input (undefined for 204 and 302). */
-type RouteResult<K extends RouteId> = (typeof routeById)[K] extends { response: infer S extends z.ZodType } ? z.input<S> : void;
+/**
+ * What a handler returns: its route's response schema's input; for a route without one, nothing (204, 302) or a
+ * stream sent as it is (a body that is not JSON, such as an icon), with the headers the handler set.
+ */
+type RouteResult<K extends RouteId> = (typeof routeById)[K] extends { response: infer S extends z.ZodType } ? z.input<S> : void | Readable;
 
 /** One call of a route: the input has already been validated with the route's schemas. */
 export interface Call<K extends RouteId = RouteId> {

@@ -14,22 +14,17 @@ export interface ServedResourcesDeps {
   /** GET /api/v1 or /apis/<group>/<version>: undefined when not served. */
   resources(group: string, version: string): Promise<ApiResource[] | undefined>;
   logger: Logger;
-  /** How long one answer is reused (default 30 s): a dialog may ask on every keystroke. */
-  ttlMs?: number;
-  now?: () => number;
 }
 
 /**
  * Every kind the API server serves, from discovery: the core group's `v1` and every version of every group.
  * Subresources (`pods/log`, `deployments/scale`) are left out. A group version whose discovery fails (an
  * aggregated API that is down, say) is left out and logged, as kubectl does, rather than failing the whole answer.
+ * The group list is asked every time (one request: a CRD's new group shows at once); each group version's list
+ * comes through the discovery cache (`resources`), so a dialog asking on every keystroke costs one request.
  */
 export function createServedResources(deps: ServedResourcesDeps): () => Promise<ResourceRef[]> {
-  const ttlMs = deps.ttlMs ?? 30_000;
-  const now = deps.now ?? Date.now;
-  let cached: { at: number; refs: Promise<ResourceRef[]> } | undefined;
-
-  const load = async (): Promise<ResourceRef[]> => {
+  return async (): Promise<ResourceRef[]> => {
     const versions: { group: string; version: string }[] = [{ group: '', version: 'v1' }];
     for (const group of await deps.groups()) {
       for (const { version } of group.versions ?? []) versions.push({ group: group.name, version });
@@ -47,14 +42,5 @@ export function createServedResources(deps: ServedResourcesDeps): () => Promise<
         .filter((r) => !r.name.includes('/'))
         .map((r) => ({ group: versions[i]!.group, version: versions[i]!.version, kind: r.kind, plural: r.name, namespaced: r.namespaced })),
     );
-  };
-
-  return () => {
-    if (!cached || now() - cached.at >= ttlMs) {
-      const refs = load();
-      cached = { at: now(), refs };
-      refs.catch(() => (cached = undefined)); // a failure is not remembered
-    }
-    return cached.refs.then((refs) => refs.map((ref) => ({ ...ref })));
   };
 }
