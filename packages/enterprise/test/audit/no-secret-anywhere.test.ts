@@ -45,6 +45,7 @@ describe.each(clusterModes)('no secret value leaves in the trail, exports, logs 
       secretCreated: planted('secret-create'), secretFile: planted('secret-file'), secretUpdated: planted('secret-update'),
       dbPassword: planted('DB_PASSWORD'), apiToken: planted('apiToken'), clientSecret: planted('clientSecret'), nested: planted('nested-password'),
       patchedToken: planted('patched-apiToken'), patchedNested: planted('patched-nested-password'),
+      fieldCreated: planted('field-secret-create'), fieldUpserted: planted('field-secret-upsert'),
     };
     const ticket = await admin.post<{ ticket: string }>('/api/v1/ws/ticket');
     const socket = await connect(`${ee.wsBase}/ws?ticket=${ticket.body.ticket}`);
@@ -62,6 +63,10 @@ describe.each(clusterModes)('no secret value leaves in the trail, exports, logs 
     const current = await admin.get<{ resourceVersion: string }>(`/api/v1/projects/${project}/secrets/dev/${secret}`);
     const updated = await admin.put(`/api/v1/projects/${project}/secrets/dev/${secret}`, { data: { password: values.secretUpdated }, resourceVersion: current.body.resourceVersion });
     expect(updated.status, JSON.stringify(updated.body)).toBe(200);
+    // The field's paths (§11.3 family 2): the same operations, the same redaction.
+    const fieldSecret = uniqueName('api-token');
+    expect((await admin.post(`/api/v1/secrets?project=${project}`, { name: fieldSecret, namespace: 'dev', data: { note: values.fieldCreated } })).status).toBe(201);
+    expect((await admin.put(`/api/v1/secrets/${fieldSecret}?project=${project}`, { namespace: 'dev', data: { note: values.fieldUpserted } })).status).toBe(200);
 
     const app = uniqueName('app');
     const made = await admin.post(`/api/v1/namespaces/dev/instances/CredentialsApp`, {
@@ -82,6 +87,7 @@ describe.each(clusterModes)('no secret value leaves in the trail, exports, logs 
     expect(events.body.events).toEqual(expect.arrayContaining([
       expect.objectContaining({ resource: 'secrets', action: 'create', name: secret }),
       expect.objectContaining({ resource: 'secrets', action: 'update', name: secret }),
+      expect.objectContaining({ resource: 'secrets', action: 'update', name: fieldSecret }),
       expect.objectContaining({ resource: 'instances', action: 'create', name: app }),
       expect.objectContaining({ resource: 'instances', action: 'update', name: app }),
     ]));
