@@ -32,7 +32,7 @@ function memoryLimits(env: Record<string, string> = {}) {
 const brokenKv = (error: unknown): KeyValue => {
   const fail = () => Promise.reject(error);
   return {
-    get: fail, set: fail, getdel: fail, del: fail, incrWindow: fail, throttle: fail, publish: fail, subscribe: fail,
+    get: fail, set: fail, getdel: fail, del: fail, compareAndSet: fail, incrWindow: fail, throttle: fail, publish: fail, subscribe: fail,
     health: async () => ({ ok: false }), close: async () => {},
   };
 };
