@@ -6,7 +6,7 @@ export type Destination = z.infer<typeof Destination>;
 
 /**
  * A policy: the triple `<object>, <action>, <effect>` (object relative to the project), or the Casbin line
- * `p, proj:<project>:<role>, <resource>, <action>, <object>, <effect>` for the role it sits in; stored as the triple.
+ * `p, proj:<project>:<role>, <resource>, <action>, <object>, <effect>` for the role it sits in (contract §11.8); stored and returned as written.
  */
 export const PolicyString = z.string().min(1).max(512);
 
