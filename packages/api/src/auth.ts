@@ -46,7 +46,11 @@ export const SsoProviders = z.object({
 });
 export type SsoProviders = z.infer<typeof SsoProviders>;
 
-/** Form A's answer: one object per provider, public facts only (never the client secret). */
+/** How Portico authenticates at a provider's token endpoint (`client_secret_post`: environment providers only). */
+export const TokenEndpointAuthMethod = z.enum(['client_secret_basic', 'client_secret_post', 'none']);
+export type TokenEndpointAuthMethod = z.infer<typeof TokenEndpointAuthMethod>;
+
+/** Form A's answer (§11.6): one object per provider, public facts only (never the client secret). */
 export const SsoProvider = z.object({
   name: z.string(),
   displayName: z.string(),
@@ -55,6 +59,7 @@ export const SsoProvider = z.object({
   clientID: z.string(),
   redirectURL: z.string(),
   scopes: z.array(z.string()),
+  tokenEndpointAuthMethod: TokenEndpointAuthMethod,
 });
 export type SsoProvider = z.infer<typeof SsoProvider>;
 export const SsoProviderList = z.array(SsoProvider);

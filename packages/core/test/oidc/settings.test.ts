@@ -32,6 +32,7 @@ describe('OIDC provider settings', () => {
       groupsClaim: 'groups',
       serverAdminGroups: [],
       redirectUri: 'https://portico.example.com/api/v1/auth/oidc/callback',
+      setting: 'PORTICO_OIDC_ISSUER',
     });
   });
 
@@ -79,6 +80,8 @@ describe('OIDC provider settings', () => {
     );
     const providers = loadOidcSettings({ config: config({ PORTICO_OIDC_CONFIG: yaml }), env: issuerEnv });
     expect(providers.map((p) => p.name)).toEqual(['dex', 'google', 'oidc']);
+    // Named in the 409 a change through the API gets: where the provider is defined.
+    expect(providers.map((p) => p.setting)).toEqual(['PORTICO_OIDC_CONFIG', 'PORTICO_OIDC_CONFIG', 'PORTICO_OIDC_ISSUER']);
     expect(providers[0]).toMatchObject({ displayName: 'Dex', scopes: ['openid', 'email'], clientSecret: { from: 'file', path: '/secrets/dex' } });
     expect(providers[1]).toMatchObject({ clientSecret: { from: 'secret', key: 'google-client-secret' }, redirectUri: 'https://portico.example.com/custom/callback' });
     expect(oidcServerAdmins(providers)).toEqual(['group:admins']);

@@ -73,6 +73,7 @@ describe('OIDC sign-in over HTTP against a real OpenID provider', () => {
         clientID: idp.clientId,
         redirectURL: CALLBACK,
         scopes: expect.arrayContaining(['openid']),
+        tokenEndpointAuthMethod: 'client_secret_basic',
       },
     ]);
     expect(JSON.stringify(formA)).not.toContain(idp.clientSecret);

@@ -8,17 +8,21 @@ import type { RequestContext } from '../../types.js';
 import type { IdentityProviders } from '../identity-providers.js';
 import { createSecretStore } from '../secrets.js';
 import { readClientSecret } from './client-secret.js';
-import { createDiscovery, sameIssuer, type Discovery } from './discovery.js';
-import { createFlowStore, pkceChallenge, randomToken, type PendingSignIn } from './flow-store.js';
+import { sameIssuer } from './discovery.js';
+import { createFlowStore, pkceChallenge, randomToken, type PendingSignIn, type SignInOrigin } from './flow-store.js';
 import { IdpHttpError } from './http.js';
 import { groupsFrom, hasClaim, identityFrom } from './identity.js';
 import { IdTokenError, userinfoClaims, verifyIdToken } from './id-token.js';
+import { createProviderSet, loginUrlOf, providerListItem, type Provider, type RuntimeProviderSource } from './provider-set.js';
 import { validateRedirect, withParams } from './safe-redirect.js';
 import type { OidcProviderSettings } from './settings.js';
 import { exchangeCode } from './token-endpoint.js';
 
 export interface OidcDeps {
+  /** The providers of the environment (file and variables), fixed for the process's life. */
   providers: readonly OidcProviderSettings[];
+  /** Providers managed at run time (§11.6), read at every use so a change applies at once. */
+  runtime?: RuntimeProviderSource;
   /** `allowedRedirectOrigins`, and the namespace of the `portico-oidc` Secret. */
   config: PorticoConfig;
   kv: KeyValue;
@@ -29,6 +33,7 @@ export interface OidcDeps {
 }
 
 const INVALID_STATE = 'invalid or expired sign-in state';
+const NOT_CONFIGURED = 'no identity provider is configured';
 const INVALID_CODE = 'invalid or expired code';
 
 /** Provider errors passed on by name (RFC 6749 §4.1.2.1, OIDC Core §3.1.2.6); any other becomes `idp_error`. */
@@ -47,25 +52,18 @@ class SignInFailure extends Error {
   }
 }
 
-interface Provider {
-  settings: OidcProviderSettings;
-  discovery: Discovery;
-}
-
 /**
  * Sign-in through OpenID Connect providers: authorization code flow with PKCE S256, single-use `state` and
  * `nonce`, ID tokens verified against the provider's JWKS, and a one-time code (30 s) that the frontend
  * redeems for a Portico token. Plugs into createAuth as its `identityProviders`.
  */
-const loginUrlOf = (name: string) => `/api/v1/auth/oidc/login?provider=${encodeURIComponent(name)}`;
-
 export function createOidc(deps: OidcDeps): IdentityProviders {
   const { config, kv, cluster } = deps;
   const now = deps.now ?? Date.now;
   const log = deps.logger.child({ module: 'oidc' });
   const secrets = createSecretStore(cluster, config.kubernetes.namespace);
   const flows = createFlowStore(kv, now);
-  const providers = new Map<string, Provider>(deps.providers.map((settings) => [settings.name, { settings, discovery: createDiscovery(settings.issuer, { now }) }]));
+  const providers = createProviderSet(deps.providers, deps.runtime, now);
 
   const pick = (name: string | undefined): Provider => {
     if (name !== undefined && name !== '') {
@@ -73,9 +71,17 @@ export function createOidc(deps: OidcDeps): IdentityProviders {
       if (!found) throw notFound('oidc provider', name);
       return found;
     }
-    if (providers.size === 1) return [...providers.values()][0];
-    if (providers.size === 0) throw badRequest('no identity provider is configured');
-    throw badRequest('provider is required', { parameter: 'provider', providers: [...providers.keys()] });
+    const all = providers.all();
+    if (all.length === 1) return all[0]!;
+    if (all.length === 0) throw badRequest(NOT_CONFIGURED);
+    throw badRequest('provider is required', { parameter: 'provider', providers: all.map((p) => p.settings.name) });
+  };
+
+  /** Whether the provider a sign-in went through is still the one offered under its name (codes of an older release name none). */
+  const stillOffered = (origin: Partial<SignInOrigin>) => {
+    if (origin.provider === undefined) return true;
+    const provider = providers.get(origin.provider);
+    return provider !== undefined && provider.settings.uid === origin.providerUid;
   };
 
   const complete = async ({ settings, discovery }: Provider, pending: PendingSignIn, query: api.OidcCallbackQuery) => {
@@ -134,26 +140,16 @@ export function createOidc(deps: OidcDeps): IdentityProviders {
   };
 
   return {
-    options: () => ({
-      providers: [...providers.keys()],
-      options: [...providers.values()].map(({ settings }) => ({
-        name: settings.name,
-        displayName: settings.displayName,
-        loginUrl: loginUrlOf(settings.name),
-      })),
-      localLoginEnabled: true,
-    }),
+    options: () => {
+      const all = providers.all();
+      return {
+        providers: all.map(({ settings }) => settings.name),
+        options: all.map(({ settings }) => ({ name: settings.name, displayName: settings.displayName, loginUrl: loginUrlOf(settings.name) })),
+        localLoginEnabled: true,
+      };
+    },
 
-    providerList: () =>
-      [...providers.values()].map(({ settings }) => ({
-        name: settings.name,
-        displayName: settings.displayName,
-        loginUrl: loginUrlOf(settings.name),
-        issuerURL: settings.issuer,
-        clientID: settings.clientId,
-        redirectURL: settings.redirectUri,
-        scopes: [...settings.scopes],
-      })),
+    providerList: () => providers.all().map(({ settings }) => providerListItem(settings)),
 
     async login(query, ctx) {
       const redirect = validateRedirect(query.redirect, config.allowedRedirectOrigins);
@@ -164,7 +160,7 @@ export function createOidc(deps: OidcDeps): IdentityProviders {
       });
       const verifier = randomToken();
       const nonce = randomToken();
-      const state = await flows.savePending({ provider: settings.name, verifier, nonce, redirect });
+      const state = await flows.savePending({ provider: settings.name, providerUid: settings.uid, verifier, nonce, redirect });
       const url = new URL(metadata.authorizationEndpoint);
       url.searchParams.set('response_type', 'code');
       url.searchParams.set('client_id', settings.clientId);
@@ -181,10 +177,11 @@ export function createOidc(deps: OidcDeps): IdentityProviders {
       if (!query.state) throw badRequest(INVALID_STATE, { parameter: 'state' });
       const pending = await flows.takePending(query.state);
       const provider = pending && providers.get(pending.provider);
-      if (!pending || !provider) throw badRequest(INVALID_STATE, { parameter: 'state' });
+      // A provider removed since the sign-in began (even if another took its name) ends it here.
+      if (!pending || !provider || !stillOffered(pending)) throw badRequest(INVALID_STATE, { parameter: 'state' });
       try {
         const identity = await complete(provider, pending, query);
-        const code = await flows.issueCode(identity);
+        const code = await flows.issueCode(identity, { provider: pending.provider, providerUid: pending.providerUid });
         log.info({ provider: provider.settings.name, user: identity.id, groups: identity.groups.length, ip: ctx.ip, requestId: ctx.requestId }, 'OIDC sign-in');
         return withParams(pending.redirect, { code });
       } catch (e) {
@@ -195,9 +192,11 @@ export function createOidc(deps: OidcDeps): IdentityProviders {
     },
 
     async exchange(input) {
-      const identity = await flows.redeemCode(input?.code);
-      if (!identity) throw unauthorized(INVALID_CODE);
-      return identity;
+      if (providers.all().length === 0) throw badRequest(NOT_CONFIGURED);
+      const redeemed = await flows.redeemCode(input?.code);
+      // The code is the last step of a sign-in: one whose provider was removed since ends here too.
+      if (!redeemed || !stillOffered(redeemed.origin)) throw unauthorized(INVALID_CODE);
+      return redeemed.identity;
     },
   };
 }

@@ -68,13 +68,30 @@ async function fetchMetadata(issuer: string): Promise<ProviderMetadata> {
   };
 }
 
-export function createDiscovery(issuer: string, opts: { now?: () => number; ttlMs?: number } = {}): Discovery {
+/** What a provider without a discovery document is known by: its three endpoints, set by hand. */
+export interface ManualEndpoints {
+  authorization: string;
+  token: string;
+  jwks: string;
+}
+
+const manualMetadata = (issuer: string, endpoints: ManualEndpoints): ProviderMetadata => ({
+  issuer,
+  authorizationEndpoint: endpoints.authorization,
+  tokenEndpoint: endpoints.token,
+  jwksUri: endpoints.jwks,
+  issParameterSupported: false,
+});
+
+export function createDiscovery(issuer: string, opts: { now?: () => number; ttlMs?: number; endpoints?: ManualEndpoints } = {}): Discovery {
   const now = opts.now ?? Date.now;
   const ttlMs = opts.ttlMs ?? DISCOVERY_TTL_MS;
+  const manual = opts.endpoints && manualMetadata(issuer, opts.endpoints);
   let cached: { at: number; metadata: Promise<ProviderMetadata> } | undefined;
   let jwks: { uri: string; keys: JWTVerifyGetKey } | undefined;
 
   const metadata = () => {
+    if (manual) return Promise.resolve(manual);
     if (!cached || now() - cached.at > ttlMs) {
       const entry = { at: now(), metadata: fetchMetadata(issuer) };
       cached = entry;

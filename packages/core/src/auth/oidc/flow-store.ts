@@ -15,6 +15,8 @@ const CODE_TTL_MS = 30 * 1000;
 /** What a sign-in in progress remembers between the redirect to the provider and the callback. */
 export interface PendingSignIn {
   provider: string;
+  /** The ConfigMap uid of a provider managed at run time (absent for one of the environment). */
+  providerUid?: string;
   verifier: string;
   nonce: string;
   /** Validated at login; the only place the callback sends the browser to. */
@@ -22,7 +24,10 @@ export interface PendingSignIn {
   expiresAt: number;
 }
 
-interface IssuedCode {
+/** Which provider a sign-in went through: a code is redeemed only while that same provider is there. */
+export type SignInOrigin = Pick<PendingSignIn, 'provider' | 'providerUid'>;
+
+interface IssuedCode extends Partial<SignInOrigin> {
   identity: Identity;
   expiresAt: number;
 }
@@ -60,18 +65,18 @@ export function createFlowStore(kv: KeyValue, now: () => number) {
       return record && record.expiresAt > now() ? record : undefined;
     },
 
-    async issueCode(identity: Identity): Promise<string> {
+    async issueCode(identity: Identity, origin: SignInOrigin): Promise<string> {
       const code = randomToken();
-      const record: IssuedCode = { identity, expiresAt: now() + CODE_TTL_MS };
+      const record: IssuedCode = { identity, ...origin, expiresAt: now() + CODE_TTL_MS };
       await kv.set(codeKey(code), JSON.stringify(record), { ttlMs: CODE_TTL_MS, ifAbsent: true });
       return code;
     },
 
-    /** The identity a one-time code stands for, consumed; undefined when unknown, used or expired. */
-    async redeemCode(code: string): Promise<Identity | undefined> {
+    /** The identity a one-time code stands for and where it signed in, consumed; undefined when unknown, used or expired. */
+    async redeemCode(code: string): Promise<{ identity: Identity; origin: Partial<SignInOrigin> } | undefined> {
       if (typeof code !== 'string' || !TOKEN_SHAPE.test(code)) return undefined;
       const record = parse<IssuedCode>(await kv.getdel(codeKey(code)));
-      return record && record.expiresAt > now() ? record.identity : undefined;
+      return record && record.expiresAt > now() ? { identity: record.identity, origin: { provider: record.provider, providerUid: record.providerUid } } : undefined;
     },
   };
 }

@@ -31,13 +31,22 @@ export interface OidcProviderSettings {
   serverAdminGroups: string[];
   /** `<publicUrl>/api/v1/auth/oidc/callback` unless set per provider. */
   redirectUri: string;
+  /** Endpoints set by hand (all three): no discovery document is fetched. */
+  endpoints?: { authorization: string; token: string; jwks: string };
+  /** A provider of the environment: the setting that defines it (it cannot be changed through the API). */
+  setting?: string;
+  /**
+   * A provider managed at run time: the uid of its ConfigMap. A sign-in started with one provider finishes
+   * only with that same one, so removing a provider (even for another of the same name) ends its sign-ins.
+   */
+  uid?: string;
 }
 
 export const OIDC_SECRET = 'portico-oidc';
 export const clientSecretKey = (provider: string) => `${provider}-client-secret`;
 const CALLBACK_PATH = '/api/v1/auth/oidc/callback';
-const DEFAULT_SCOPES = ['openid', 'profile', 'email', 'groups'];
-const DEFAULT_GROUPS_CLAIM = 'groups';
+export const DEFAULT_SCOPES = ['openid', 'profile', 'email', 'groups'];
+export const DEFAULT_GROUPS_CLAIM = 'groups';
 
 const noControl = (s: string) => !/[\u0000-\u001f\u007f]/.test(s);
 
@@ -155,7 +164,7 @@ function publicUrlOf(config: PorticoConfig, env: Record<string, string | undefin
   return undefined;
 }
 
-function resolve(entry: ProviderEntry, publicUrl: string | undefined): OidcProviderSettings {
+function resolve(entry: ProviderEntry, publicUrl: string | undefined, setting: string): OidcProviderSettings {
   const scopes = entry.scopes ?? DEFAULT_SCOPES;
   let redirectUri = entry.redirectUri;
   if (!redirectUri) {
@@ -178,6 +187,7 @@ function resolve(entry: ProviderEntry, publicUrl: string | undefined): OidcProvi
     groupsClaim: entry.groupsClaim ?? DEFAULT_GROUPS_CLAIM,
     serverAdminGroups: entry.serverAdminGroups ?? [],
     redirectUri,
+    setting,
   };
 }
 
@@ -189,7 +199,8 @@ function resolve(entry: ProviderEntry, publicUrl: string | undefined): OidcProvi
 export function loadOidcSettings(deps: { config: PorticoConfig; env?: Record<string, string | undefined> }): OidcProviderSettings[] {
   const { config } = deps;
   const env = deps.env ?? {};
-  const entries = [...(config.oidcConfig ? readConfigFile(config.oidcConfig) : []), ...[envEntry(env)].filter((e) => e !== undefined)];
+  const fromFile = config.oidcConfig ? readConfigFile(config.oidcConfig) : [];
+  const entries = [...fromFile, ...[envEntry(env)].filter((e) => e !== undefined)];
   if (entries.length === 0) return [];
   const seen = new Set<string>();
   for (const entry of entries) {
@@ -197,7 +208,7 @@ export function loadOidcSettings(deps: { config: PorticoConfig; env?: Record<str
     seen.add(entry.name);
   }
   const publicUrl = publicUrlOf(config, env);
-  return entries.map((entry) => resolve(entry, publicUrl));
+  return entries.map((entry, i) => resolve(entry, publicUrl, i < fromFile.length ? 'PORTICO_OIDC_CONFIG' : 'PORTICO_OIDC_ISSUER'));
 }
 
 /** The Authorizer's `serverAdmins` entries the providers' `serverAdminGroups` stand for. */
