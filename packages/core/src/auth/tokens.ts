@@ -85,15 +85,17 @@ export function createTokens(options: TokenOptions): Tokens {
   const key = webcrypto.subtle.importKey('raw', options.key, { name: 'HMAC', hash: 'SHA-256' }, false, ['sign', 'verify']);
   // A token's signature, issuer and audience never change once checked, so the claims of recently verified
   // token strings are remembered (bounded, oldest out first). Expiry, revocation and the account are still
-  // checked on every request by ensureStillValid. Every request of a token gets the same frozen actor, so what
-  // authorization works out per actor (its subjects, its roles) is worked out once per token, not per request.
-  const verified = new Map<string, Actor>();
-  const remember = (token: string, actor: Actor) => void setBounded(verified, VERIFIED_CACHE_SIZE, token, actor);
+  // checked on every request (stillValid). Every request of a token gets the same frozen actor, so what
+  // authorization works out per actor (its subjects, its roles) is worked out once per token, not per request;
+  // its revocation key is kept with it, so a request does not build (and hash) that string again.
+  const verified = new Map<string, { actor: Actor; revoked: string }>();
+  const remember = (token: string, actor: Actor) => void setBounded(verified, VERIFIED_CACHE_SIZE, token, { actor, revoked: revokedKey(actor.tokenId) });
 
-  const ensureStillValid = async (actor: Actor) => {
+  /** Expiry, revocation (under the key `revoked`) and the account, on every request; answers the actor. */
+  const stillValid = async (actor: Actor, revoked: string): Promise<Actor> => {
     if (actor.expiresAt.getTime() + CLOCK_TOLERANCE_SECONDS * 1000 <= now()) throw unauthorized(INVALID_TOKEN);
     // KV errors (SERVICE_UNAVAILABLE) propagate: a token whose revocation cannot be checked does not pass.
-    if ((await kv.get(revokedKey(actor.tokenId))) !== undefined) throw unauthorized(INVALID_TOKEN);
+    if ((await kv.get(revoked)) !== undefined) throw unauthorized(INVALID_TOKEN);
     if (actor.local) {
       // The copy may be up to a refresh old: what it refuses is asked again of a copy read after the token was
       // issued (its account existed by then, on whichever replica), so an account created a moment ago on
@@ -103,6 +105,31 @@ export function createTokens(options: TokenOptions): Tokens {
       const accepted = accountAccepts(await accounts.cached(actor.id), actor) || accountAccepts(await accounts.recent(actor.id, issuedBy), actor);
       if (!accepted) throw unauthorized(INVALID_TOKEN);
     }
+    return actor;
+  };
+  const ensureStillValid = async (actor: Actor) => void (await stillValid(actor, revokedKey(actor.tokenId)));
+
+  /** A token not seen (or forgotten) yet: signature, issuer, audience and claims, then the checks of every request. */
+  const verifyAnew = async (token: string): Promise<Actor> => {
+    let payload: JWTPayload;
+    try {
+      ({ payload } = await jwtVerify(token, await key, {
+        algorithms: ['HS256'],
+        issuer,
+        audience: TOKEN_AUDIENCE,
+        clockTolerance: CLOCK_TOLERANCE_SECONDS,
+        currentDate: new Date(now()),
+        requiredClaims: ['sub', 'jti', 'iat', 'exp'],
+      }));
+    } catch {
+      throw unauthorized(INVALID_TOKEN);
+    }
+    const actor = actorFromClaims(payload, now());
+    if (!actor) throw unauthorized(INVALID_TOKEN);
+    await ensureStillValid(actor);
+    Object.freeze(actor.groups);
+    remember(token, Object.freeze(actor));
+    return actor;
   };
 
   return {
@@ -138,32 +165,11 @@ export function createTokens(options: TokenOptions): Tokens {
       return { token, actor };
     },
 
-    async verify(token) {
-      if (typeof token !== 'string' || !token || token.length > MAX_TOKEN_LENGTH) throw unauthorized(INVALID_TOKEN);
+    // Not an async function: a token seen before is answered by the checks' own promise, with no other around it.
+    verify(token) {
+      if (typeof token !== 'string' || !token || token.length > MAX_TOKEN_LENGTH) return Promise.reject(unauthorized(INVALID_TOKEN));
       const known = verified.get(token);
-      if (known) {
-        await ensureStillValid(known);
-        return known;
-      }
-      let payload: JWTPayload;
-      try {
-        ({ payload } = await jwtVerify(token, await key, {
-          algorithms: ['HS256'],
-          issuer,
-          audience: TOKEN_AUDIENCE,
-          clockTolerance: CLOCK_TOLERANCE_SECONDS,
-          currentDate: new Date(now()),
-          requiredClaims: ['sub', 'jti', 'iat', 'exp'],
-        }));
-      } catch {
-        throw unauthorized(INVALID_TOKEN);
-      }
-      const actor = actorFromClaims(payload, now());
-      if (!actor) throw unauthorized(INVALID_TOKEN);
-      await ensureStillValid(actor);
-      Object.freeze(actor.groups);
-      remember(token, Object.freeze(actor));
-      return actor;
+      return known ? stillValid(known.actor, known.revoked) : verifyAnew(token);
     },
 
     ensureStillValid,
