@@ -13,6 +13,8 @@ import { instancesApi, type InstancesApi } from './resources/instances.js';
 import { licenseApi, type LicenseApi } from './resources/license.js';
 import { projectsApi, type ProjectsApi } from './resources/projects.js';
 import { secretsApi, type SecretsApi } from './resources/secrets.js';
+import { preflightApi, type PreflightApi } from './resources/preflight.js';
+import { iconsApi, kubernetesApi, preferencesApi, settingsApi, type IconsApi, type KubernetesApi, type PreferencesApi, type SettingsApi } from './resources/settings.js';
 import { rgdsApi, type RgdsApi } from './resources/rgds.js';
 import { rgdViewsApi, type RgdViewsApi } from './resources/rgd-views.js';
 import { viewsApi, type ViewsApi } from './resources/views.js';
@@ -29,7 +31,12 @@ export interface PorticoClient {
   rgds: RgdsApi & RgdViewsApi;
   projects: ProjectsApi;
   secrets: SecretsApi;
-  instances: InstancesApi & InstanceHistoryApi;
+  instances: InstancesApi & InstanceHistoryApi & PreflightApi;
+  /** §11.5: the installation's settings, the caller's preferences, and icons; §11.7: the cluster's kinds. */
+  settings: SettingsApi;
+  preferences: PreferencesApi;
+  icons: IconsApi;
+  kubernetes: KubernetesApi;
   events: EventsApi;
   health: HealthApi;
   /** Enterprise: the audit trail. */
@@ -50,7 +57,7 @@ export interface PorticoClient {
 export function createClient(options: ClientOptions): PorticoClient {
   const call = createTransport(options);
   const auth = authApi(call, options.baseUrl);
-  const instances = { ...instancesApi(call), ...instanceHistoryApi(call) };
+  const instances = { ...instancesApi(call), ...instanceHistoryApi(call), ...preflightApi(call) };
   const events: EventsApi = {
     subscribe: ((filter: SubscriptionFilter, handlers?: EventHandlers) =>
       subscribeEvents({ baseUrl: options.baseUrl, wsTicket: auth.wsTicket, WebSocket: options.WebSocket, reconnect: options.reconnect }, filter, handlers)) as EventsApi['subscribe'],
@@ -64,6 +71,10 @@ export function createClient(options: ClientOptions): PorticoClient {
     projects: projectsApi(call),
     secrets: secretsApi(call),
     instances,
+    settings: settingsApi(call),
+    preferences: preferencesApi(call),
+    icons: iconsApi(options),
+    kubernetes: kubernetesApi(call),
     events,
     health: healthApi(call),
     audit: auditApi(call, options),

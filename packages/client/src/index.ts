@@ -9,6 +9,8 @@ export type { RgdFilter, RgdsApi } from './resources/rgds.js';
 export type { CreateProjectInput, ProjectRoleInput, ProjectsApi, UpdateProjectInput } from './resources/projects.js';
 export type { CreateSecretInput, SecretsApi, UpdateSecretInput } from './resources/secrets.js';
 export type { CreateFlatInstanceInput, CreateInstanceInput, InstanceFilter, InstanceRef, InstancesApi } from './resources/instances.js';
+export type { PreflightApi, PreflightInput } from './resources/preflight.js';
+export type { IconsApi, KubernetesApi, PreferencesApi, SettingsApi } from './resources/settings.js';
 export type { AuditApi, AuditDownload, AuditExportInput, AuditListInput } from './resources/audit.js';
 export type { ComplianceLiveApi, CompliancePageInput, ConstraintListInput, ConstraintRef, CreateConstraintInput, ValidateInput, ViolationListInput } from './resources/compliance.js';
 export type { ComplianceHistoryApi, ViolationHistoryExportInput, ViolationHistoryFilterInput, ViolationHistoryListInput } from './resources/compliance-history.js';

@@ -568,6 +568,24 @@ describe('enterprise families in the OSS build', () => {
   });
 });
 
+describe('preflight, settings, preferences, icons and cluster kinds (§11.4, §11.5, §11.7)', () => {
+  it('preflight checks a create on every path family and writes nothing', async () => {
+    expect((await admin.instances.preflight({ kind: 'WebApp', namespace: 'dev', name: 'sdk-preflight', project: 'default', values: { image: 'nginx' } })).valid).toBe(true);
+    const tenant = { project: 'default', values: { team: 'sdk', adminGroup: 'sdk-admins' } };
+    expect((await admin.instances.preflight({ kind: 'TenantNamespace', ...tenant })).valid).toBe(true);
+    expect((await admin.request('clusterInstancePreflightAlias', { params: { kind: 'TenantNamespace' }, body: tenant })).valid).toBe(true);
+    await expectApiError(admin.instances.get({ kind: 'WebApp', namespace: 'dev', name: 'sdk-preflight' }), 404, 'NOT_FOUND');
+  });
+
+  it('reads the settings, stores preferences, fetches a public icon and lists the cluster\'s kinds', async () => {
+    expect(await admin.settings.get()).toEqual({ organization: 'default' });
+    expect(await admin.preferences.update({ favoriteRgds: ['web-app', 'web-app'] })).toEqual({ favoriteRgds: ['web-app'], recentRgds: [] });
+    expect(await admin.preferences.get()).toEqual({ favoriteRgds: ['web-app'], recentRgds: [] });
+    expect(await createClient({ baseUrl: server.url, fetch }).icons.get('database')).toMatch(/^<svg /);
+    expect((await admin.kubernetes.apiResources({ apiGroup: 'core' })).resources).toContainEqual({ apiGroup: '', kind: 'Secret' });
+  });
+});
+
 describe('coverage', () => {
   // Runs last (tests in a file run in order): every route of the contract must have gone through the SDK.
   it('the SDK called every route of the contract during this suite', () => {
