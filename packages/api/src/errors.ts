@@ -15,6 +15,8 @@ export const errorStatus = {
   DEPLOYMENT_MODE_NOT_ALLOWED: 422,
   RATE_LIMIT_EXCEEDED: 429,
   INTERNAL_ERROR: 500,
+  /** §13: the Git remote refused or could not be reached; nothing was changed. */
+  GITOPS_ERROR: 502,
   SERVICE_UNAVAILABLE: 503,
 } as const;
 

@@ -13,5 +13,6 @@ export * from './routes.js';
 export * from './rgd-views.js';
 export * from './instance-history.js';
 export * from './operations.js';
+export * from './repositories.js';
 export * from './preflight.js';
 export * from './settings.js';

@@ -31,6 +31,9 @@ export const operations = Object.freeze({
   'instances.create': op('create', 'instances'),
   'instances.update': op('update', 'instances'),
   'instances.delete': op('delete', 'instances'),
+  'repositories.create': op('create', 'repositories'),
+  'repositories.update': op('update', 'repositories'),
+  'repositories.delete': op('delete', 'repositories'),
   'preferences.update': op('update', 'preferences'),
 } satisfies Record<string, OperationDefinition>);
 

@@ -221,6 +221,7 @@ export const rbacObject = Object.freeze({
   secret: (project: string, namespace: string, name: string) => itemObject(ossRow('secrets'), project, [namespace, name]),
   rgds: (project: string) => resourceObject(ossRow('rgds'), project),
   rgd: (project: string, category: string, name: string) => itemObject(ossRow('rgds'), project, [category, name]),
+  repository: (project: string, id: string) => itemObject(ossRow('repositories'), project, [id]),
 });
 
 /** Casbin subjects: who a line or a binding speaks of. */

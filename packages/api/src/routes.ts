@@ -6,6 +6,7 @@ import {
 import { CountResponse, MessageResponse } from './common.js';
 import { ErrorEnvelope } from './errors.js';
 import { r, type RouteDef } from './route-def.js';
+import { repositoryRoutes } from './routes-repositories.js';
 import { preflightRoutes } from './routes-preflight.js';
 import { settingsRoutes } from './routes-settings.js';
 import { Healthz, Readyz, ServerVersion } from './health.js';
@@ -100,6 +101,7 @@ export const routes = [
   r({ id: 'patchClusterInstanceAlias', method: 'PATCH', path: '/api/v1/instances/{kind}/{name}', auth: 'user', tag: 'instances', summary: 'Merge-patch a cluster-scoped instance spec (alias)', params: ClusterInstanceParams, body: PatchInstanceRequest, status: 200, response: Instance , operation: 'instances.update' }),
   r({ id: 'deleteClusterInstanceAlias', method: 'DELETE', path: '/api/v1/instances/{kind}/{name}', auth: 'user', tag: 'instances', summary: 'Delete a cluster-scoped instance (alias)', params: ClusterInstanceParams, status: 200, response: Instance , operation: 'instances.delete' }),
   // §10 operations
+  ...repositoryRoutes,
   r({ id: 'healthz', method: 'GET', path: '/healthz', auth: 'none', tag: 'operations', summary: 'Liveness', status: 200, response: Healthz }),
   r({ id: 'serverVersion', method: 'GET', path: '/api/v1/version', auth: 'user', tag: 'operations', summary: 'The server release (any signed-in user; not public, so it does not help fingerprinting)', status: 200, response: ServerVersion }),
   r({ id: 'readyz', method: 'GET', path: '/readyz', auth: 'none', tag: 'operations', summary: 'Readiness: Redis, the cluster (and PostgreSQL in Enterprise)', status: 200, response: Readyz }),

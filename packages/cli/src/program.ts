@@ -18,6 +18,7 @@ import { registerProject } from './commands/project.js';
 import { registerRgd } from './commands/rgd.js';
 import { registerView } from './commands/view.js';
 import { registerSecret } from './commands/secret.js';
+import { registerRepo } from './commands/repo.js';
 import { registerVersion } from './commands/version.js';
 
 /** The `portico` command tree. Settings made here before `.command()` calls are inherited by every subcommand. */
@@ -43,6 +44,7 @@ export function createProgram(app: App): Command {
   registerProject(program, app);
   registerInstance(program, app);
   registerSecret(program, app);
+  registerRepo(program, app);
   registerAccount(program, app);
   registerCanI(program, app);
   registerAudit(program, app);

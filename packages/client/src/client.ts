@@ -12,6 +12,7 @@ import { instanceHistoryApi, type InstanceHistoryApi } from './resources/instanc
 import { instancesApi, type InstancesApi } from './resources/instances.js';
 import { licenseApi, type LicenseApi } from './resources/license.js';
 import { projectsApi, type ProjectsApi } from './resources/projects.js';
+import { repositoriesApi, type RepositoriesApi } from './resources/repositories.js';
 import { secretsApi, type SecretsApi } from './resources/secrets.js';
 import { preflightApi, type PreflightApi } from './resources/preflight.js';
 import { iconsApi, kubernetesApi, preferencesApi, settingsApi, type IconsApi, type KubernetesApi, type PreferencesApi, type SettingsApi } from './resources/settings.js';
@@ -31,6 +32,8 @@ export interface PorticoClient {
   rgds: RgdsApi & RgdViewsApi;
   projects: ProjectsApi;
   secrets: SecretsApi;
+  /** §13: the projects' Git repositories. */
+  repositories: RepositoriesApi;
   instances: InstancesApi & InstanceHistoryApi & PreflightApi;
   /** §11.5: the installation's settings, the caller's preferences, and icons; §11.7: the cluster's kinds. */
   settings: SettingsApi;
@@ -70,6 +73,7 @@ export function createClient(options: ClientOptions): PorticoClient {
     rgds: { ...rgdsApi(call), ...rgdViewsApi(call) },
     projects: projectsApi(call),
     secrets: secretsApi(call),
+    repositories: repositoriesApi(call),
     instances,
     settings: settingsApi(call),
     preferences: preferencesApi(call),

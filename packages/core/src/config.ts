@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { PorticoError } from './errors.js';
+import { parseAllowedHosts } from './repositories/host-guard.js';
 
 const bool = z
   .enum(['true', 'false', '1', '0', 'yes', 'no', ''])
@@ -20,6 +21,14 @@ const address = z
   .refine((a) => a.port >= 0 && a.port <= 65535, 'port must be 0-65535');
 
 const positiveInt = z.coerce.number().int().min(1);
+
+const checkAllowedHosts = (entries: string[], ctx: z.RefinementCtx) => {
+  try {
+    parseAllowedHosts(entries);
+  } catch (err) {
+    ctx.addIssue({ code: 'custom', message: (err as Error).message.replace(/^PORTICO_GIT_ALLOWED_HOSTS: /, '') });
+  }
+};
 
 /**
  * Environment variables of contract §10 and Portico's own. Names are the variable names so an error can
@@ -52,6 +61,10 @@ const EnvSchema = z.object({
   PORTICO_RATE_LIMITS: z.string().optional(),
   PORTICO_KRO_STEP_MS: z.coerce.number().int().min(0).max(60_000).optional(),
   PORTICO_GITOPS_REPO: z.string().optional(),
+  // §13: host names or CIDRs a repository may be at although private, loopback or link-local (tests list loopback).
+  PORTICO_GIT_ALLOWED_HOSTS: list.superRefine(checkAllowedHosts).default([]),
+  PORTICO_GIT_TIMEOUT_MS: positiveInt.max(600_000).default(30_000),
+  PORTICO_GITOPS_DRIFT_INTERVAL_MS: positiveInt.default(60_000),
   // §11.5: shown by consoles; printable characters only (no control or format characters), at most 63.
   PORTICO_ORGANIZATION: z.string().regex(/^[^\p{C}\p{Zl}\p{Zp}]{1,63}$/u, 'must be 1 to 63 printable characters').default('default'),
   PORTICO_WS_MAX_BUFFER_BYTES: positiveInt.default(1024 * 1024),
@@ -93,6 +106,8 @@ export interface PorticoConfig {
   rateLimits?: string;
   kroStepMs: number;
   gitopsRepo?: string;
+  /** §13: outbound Git: hosts allowed despite a private address, the bound on each git command, the drift check's period. */
+  git: { allowedHosts: string[]; timeoutMs: number; driftIntervalMs: number };
   /** The organization consoles show (`GET /settings`). */
   organization: string;
   ws: {
@@ -144,6 +159,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     rateLimits: e.PORTICO_RATE_LIMITS,
     kroStepMs: e.PORTICO_KRO_STEP_MS ?? 300,
     gitopsRepo: e.PORTICO_GITOPS_REPO,
+    git: { allowedHosts: e.PORTICO_GIT_ALLOWED_HOSTS, timeoutMs: e.PORTICO_GIT_TIMEOUT_MS, driftIntervalMs: e.PORTICO_GITOPS_DRIFT_INTERVAL_MS },
     organization: e.PORTICO_ORGANIZATION,
     ws: {
       maxBufferBytes: e.PORTICO_WS_MAX_BUFFER_BYTES,

@@ -24,6 +24,8 @@ import { createPreferences } from './settings/preferences.js';
 import { createSettings } from './settings/settings.js';
 import { createIconRegistry } from './icons/icon-registry.js';
 import { createClusterDiscovery } from './cluster/api-resources.js';
+import { createRepositoryModule, REPOSITORY_ID_LABEL } from './repositories/index.js';
+import { repositoryOperations } from './operations/repository-operations.js';
 
 export interface CreatePorticoOptions {
   /** Defaults to `loadConfig(env ?? process.env)`. */
@@ -137,6 +139,13 @@ export async function createPortico(opts: CreatePorticoOptions = {}): Promise<Po
     const auth = await createAuth({ config, cluster, kv, authz, logger, lockout: limits.lockout, identityProviders, bus: events, showGeneratedPassword: opts.showGeneratedPassword });
     const access = createAccess({ authz, projects: projectInformer, config, vocabulary });
     const secrets = createSecrets({ cluster, projects: projectInformer, authz, config, instancesInProject: (project) => instancesBound?.index.inProject(project) ?? [] });
+    // §13: the projects' Git repositories, and the commits Git-mode instances push through them.
+    const repositories = createRepositoryModule({
+      cluster, kv, config, authz, logger,
+      projectNames: () => projectInformer.list().map((p) => p.metadata.name),
+      instancesUsing: (project, id) => [...(instancesBound?.index.inProject(project) ?? [])].filter((i) => i.object.metadata.labels?.[REPOSITORY_ID_LABEL] === id).length,
+    });
+    opened.push(() => repositories.stop());
     const instances = createInstances({ cluster, catalog, authz, projects: projectInformer, events, config, logger, createInformer });
     opened.push(() => instances.stop());
     // A project's cascade deletes its instances through the wrapped service: each deletion is an operation.
@@ -179,6 +188,7 @@ export async function createPortico(opts: CreatePorticoOptions = {}): Promise<Po
       secrets: operations.wrap(secrets, secretOperations),
       access,
       instances: wrappedInstances,
+      repositories: operations.wrap(repositories.service, repositoryOperations),
       settings: createSettings(config),
       preferences: operations.wrap(createPreferences(kv), preferenceOperations),
       icons,

@@ -11,6 +11,7 @@ import type { InstanceAdmission } from './instances/admission.js';
 import type { IndexChange, IndexedInstance } from './instances/index-types.js';
 import type { InstanceKey } from './instances/instance-key.js';
 import type { OperationRunner } from './operations/run.js';
+import type { RepositoriesService } from './repositories/index.js';
 
 /** Per-request facts the domain needs from the transport (never the transport itself). */
 export interface RequestContext {
@@ -270,6 +271,8 @@ export interface Portico {
   secrets: SecretsService;
   access: AccessService;
   instances: InstancesService;
+  /** §13: the projects' Git repositories (credentials go in, never out). */
+  repositories: RepositoriesService;
   /** §11.5: the installation's settings, each user's preferences, and the icons consoles show. */
   settings: SettingsService;
   preferences: PreferencesService;

@@ -586,6 +586,26 @@ describe('preflight, settings, preferences, icons and cluster kinds (§11.4, §1
   });
 });
 
+describe('repositories (§13)', () => {
+  it('registers, reads, lists, changes, tests and removes a repository; no answer holds its credentials', async () => {
+    // `.invalid` never resolves: registering does not contact the remote, testing reports the unknown host.
+    const repoURL = 'https://git.portico.invalid/platform/deploys.git';
+    const created = await admin.repositories.create({ name: 'SDK deploys', projectId: 'default', repoURL, authType: 'https', httpsAuth: { username: 'ci', password: 'sdk-repo-password' } });
+    expect(created).toMatchObject({ projectId: 'default', repoURL, authType: 'https', defaultBranch: 'main', validationStatus: 'unknown' });
+    expect(await admin.repositories.get(created.id)).toEqual(created);
+    expect((await admin.repositories.list({ projectId: 'default' })).items.map((r) => r.id)).toContain(created.id);
+    expect((await admin.repositories.update(created.id, { defaultBranch: 'release' })).defaultBranch).toBe('release');
+    const tested = await admin.repositories.test(created.id);
+    expect(tested).toMatchObject({ valid: false, details: { repository: repoURL, branch: 'release' } });
+    expect(tested.message).toContain('unknown host');
+    // A loopback remote is refused before anything is contacted (PORTICO_GIT_ALLOWED_HOSTS is not set here).
+    await expectApiError(admin.repositories.testConnection({ repoURL: 'https://127.0.0.1/x.git', authType: 'https' }), 400, 'BAD_REQUEST');
+    await admin.repositories.delete(created.id);
+    await expectApiError(admin.repositories.get(created.id), 404, 'NOT_FOUND');
+    expect(JSON.stringify([created, tested])).not.toContain('sdk-repo-password');
+  });
+});
+
 describe('coverage', () => {
   // Runs last (tests in a file run in order): every route of the contract must have gone through the SDK.
   it('the SDK called every route of the contract during this suite', () => {

@@ -1,12 +1,14 @@
 import { isPorticoError } from '../errors.js';
 import { resources, type Cluster } from '../ports/cluster.js';
+import { deleteProjectRepositories } from '../repositories/index.js';
 
 /** The label the secrets service gives a project's Secrets (in any of its destinations). */
 const projectLabel = 'portico.dev/project';
 
 /**
- * Deletes the Secrets of a project being deleted: left behind, they would belong to the next project created
- * under the same name, whose members would see them. One already gone is not an error.
+ * Deletes the Secrets of a project being deleted, and its repositories (§13: their ConfigMaps and credential
+ * Secrets): left behind, they would belong to the next project created under the same name, whose members would
+ * see them. One already gone is not an error.
  */
 export async function deleteProjectSecrets(cluster: Cluster, project: string): Promise<void> {
   const { items } = await cluster.list(resources.secret, { labelSelector: `${projectLabel}=${project}` });
@@ -15,4 +17,5 @@ export async function deleteProjectSecrets(cluster: Cluster, project: string): P
       if (!isPorticoError(e) || e.code !== 'NOT_FOUND') throw e;
     });
   }
+  await deleteProjectRepositories(cluster, project);
 }

@@ -4,6 +4,7 @@ import { authHandlers } from './auth.js';
 import { instanceHistoryHandlers, instancesHandlers } from './instances.js';
 import { operationsHandlers } from './operations.js';
 import { projectsHandlers } from './projects.js';
+import { repositoryHandlers } from './repositories.js';
 import { rgdsHandlers } from './rgds.js';
 import { secretsHandlers } from './secrets.js';
 import { preflightHandlers } from './preflight.js';
@@ -20,6 +21,7 @@ export const handlers: Readonly<Record<string, Handler>> = {
   ...accountHandlers,
   ...rgdsHandlers,
   ...projectsHandlers,
+  ...repositoryHandlers,
   ...secretsHandlers,
   ...instancesHandlers,
   ...instanceHistoryHandlers,

@@ -126,6 +126,10 @@ export function fakePortico(opts: { env?: Record<string, string>; config?: Parti
       redeemTicket: notFaked('auth.redeemTicket'),
       describe: notFaked('auth.describe'),
     },
+    repositories: {
+      list: notFaked('repositories.list'), get: notFaked('repositories.get'), create: notFaked('repositories.create'), update: notFaked('repositories.update'),
+      delete: notFaked('repositories.delete'), testConnection: notFaked('repositories.testConnection'), test: notFaked('repositories.test'),
+    },
     accounts: { list: notFaked('accounts.list'), create: notFaked('accounts.create'), delete: async () => {}, changePassword: notFaked('accounts.changePassword') },
     catalog: {
       list(_actor, query) {
