@@ -9,7 +9,8 @@ import { askChoice, askConfirm, askText, need } from '../prompts.js';
 import { missingRequired, type FieldRow, type JsonSchemaNode } from '../schema-fields.js';
 import { applySets, parseScalar, readValuesFile, setPath, type Values } from '../values.js';
 import { waitForHealthy } from '../wait.js';
-import { needProject, withSetOptions } from './shared.js';
+import { formatOf, needProject, withSetOptions } from './shared.js';
+import { dryRunCreate, valuesAsGiven } from './instance-dry-run.js';
 
 interface CreateOptions {
   project?: string;
@@ -18,6 +19,8 @@ interface CreateOptions {
   setString?: string[];
   file?: string;
   mode?: DeploymentMode;
+  dryRun?: boolean;
+  output?: string;
   wait?: boolean;
   timeout: string;
 }
@@ -81,6 +84,8 @@ export function registerInstanceCreate(instance: Command, app: App): void {
   )
     .option('-f, --file <values.yaml>', 'values from a YAML or JSON file (--set wins)')
     .addOption(new Option('--mode <mode>', 'deployment mode').choices(['direct', 'gitops', 'hybrid']))
+    .option('--dry-run', 'run every check of the create on the server (preflight) and write nothing; exit 1 when it would fail')
+    .option('-o, --output <format>', 'with --dry-run: table, wide, json or yaml', 'table')
     .option('--wait', 'wait until the instance is Healthy (exit 0) or Unhealthy/Degraded (exit 4)')
     .option('--timeout <duration>', 'how long --wait waits', '5m')
     .action(async (kind: string, name: string, opts: CreateOptions, cmd: Command) => {
@@ -91,6 +96,9 @@ export function registerInstanceCreate(instance: Command, app: App): void {
       const rgd = await rgdForKind(client, kind);
       const detail = await client.rgds.get(rgd.name);
       const namespace = await namespaceFor(io, client, rgd, project, opts.namespace);
+      if (opts.dryRun && opts.wait) throw usageError('--dry-run creates nothing to --wait for');
+      if (!opts.dryRun && opts.output !== 'table') throw usageError('-o goes with --dry-run');
+      if (opts.dryRun) return dryRunCreate(io, client, { kind, name, project, namespace, values: await valuesAsGiven(opts), deploymentMode: opts.mode }, formatOf(opts));
       const values = await collectValues(io, detail.schema as JsonSchemaNode, opts);
       const created = await client.instances.create({ kind, name, project, namespace, values, deploymentMode: opts.mode });
       const where = created.namespace ? ` in ${created.namespace}` : '';
