@@ -147,6 +147,7 @@ export function createServer(ossPortico: Portico, opts: CreateServerOptions = {}
   // '/', so an absolute-form (`GET http://host/x`) or asterisk-form (`OPTIONS *`) target would otherwise skip
   // it and be answered without a request id or the security headers.
   const context = requestContext(portico);
+  const handle = (req: http.IncomingMessage, res: http.ServerResponse) => void app.handler(req as Request, res, undefined as never);
   const metrics = opts.metrics;
   // Slow clients: a request whose headers (or whole body) trickle in is cut off after these bounds instead of
   // holding its connection for minutes; the check runs often enough for the bounds to mean what they say.
@@ -166,7 +167,7 @@ export function createServer(ossPortico: Portico, opts: CreateServerOptions = {}
     (req, res) => {
       res.on('close', closeIdleIfClosing);
       metrics?.observe(req, res);
-      context(req, res, () => void app.handler(req as Request, res, undefined as never));
+      context(req, res, handle);
     },
   );
   capConnectionsPerIp(server, { limit: maxConnectionsPerIp, exempt: trustedProxySet(portico.config.trustedProxies) });

@@ -49,7 +49,8 @@ function logAccess(logger: Logger, req: IncomingMessage & { path?: string }, res
  */
 export function requestContext(portico: Portico) {
   const trustedProxies = trustedProxySet(portico.config.trustedProxies);
-  return (req: IncomingMessage & { path?: string }, res: ServerResponse, next: () => void) => {
+  // `next` is handed the request and response, so the caller passes one function for every request, not a closure.
+  return (req: IncomingMessage & { path?: string }, res: ServerResponse, next: (req: IncomingMessage, res: ServerResponse) => void) => {
     const requestId = requestIdFrom(req.headers['x-request-id']);
     const peer = peerFacts(req, trustedProxies);
     res.setHeader('X-Request-ID', requestId);
@@ -66,6 +67,6 @@ export function requestContext(portico: Portico) {
       sendError(req, res, error, requestId, state.log);
       return;
     }
-    next();
+    next(req, res);
   };
 }
