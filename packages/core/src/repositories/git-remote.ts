@@ -64,8 +64,20 @@ function configEnv(entries: Array<[string, string]>): Record<string, string> {
   return env;
 }
 
-// Answers git's two questions from the environment git itself was given; the values are never in a file.
-const askpassScript = '#!/bin/sh\ncase "$1" in\n  Username*) printf \'%s\\n\' "$PORTICO_GIT_USERNAME" ;;\n  *) printf \'%s\\n\' "$PORTICO_GIT_PASSWORD" ;;\nesac\n';
+// Answers git's two questions from the environment git itself was given (the values are never in a file), and
+// only for the repository's own host: a redirect to another host never gets the credentials.
+const askpassScript = [
+  '#!/bin/sh',
+  'case "$1" in',
+  '  *"//$PORTICO_GIT_HOST\'"*|*"@$PORTICO_GIT_HOST\'"*) ;;',
+  '  *) exit 1 ;;',
+  'esac',
+  'case "$1" in',
+  '  Username*) printf \'%s\\n\' "$PORTICO_GIT_USERNAME" ;;',
+  '  *) printf \'%s\\n\' "$PORTICO_GIT_PASSWORD" ;;',
+  'esac',
+  '',
+].join('\n');
 
 /** PEM and key text as OpenSSH and curl read it: LF line ends and a final newline. */
 const asFile = (text: string) => `${text.replace(/\r\n?/g, '\n').trimEnd()}\n`;
@@ -111,6 +123,7 @@ export async function openRemote(remote: Remote, guard: HostGuard, opts: { timeo
         config.push(['http.sslCert', await file('client.pem', asFile(c.tlsClientCert))], ['http.sslKey', await file('client.key', asFile(c.tlsClientKey))]);
       }
       if (c.bearerToken) config.push(['http.extraHeader', `Authorization: Bearer ${c.bearerToken}`]);
+      env.PORTICO_GIT_HOST = new URL(gitUrl).host;
       if (c.password) {
         env.GIT_ASKPASS = await file('askpass', askpassScript, 0o700);
         env.PORTICO_GIT_USERNAME = c.username || 'git';

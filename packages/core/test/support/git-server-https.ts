@@ -47,7 +47,7 @@ export interface HttpsGitOptions {
 export interface HttpsGitServer {
   readonly port: number;
   url(repo: string, host?: string): string;
-  /** Requests seen (method and path), newest last. */
+  /** Requests seen (method and path, ` [auth]` when they carried credentials), newest last. */
   readonly requests: string[];
   /** Holds every answer back this long (0: none), so a test can look at the client while it waits. */
   delayMs: number;
@@ -113,7 +113,7 @@ export async function startHttpsGitServer(opts: HttpsGitOptions): Promise<HttpsG
   let server: Server | undefined;
   let port = 0;
   const handler = (req: IncomingMessage, res: ServerResponse) => {
-    requests.push(`${req.method} ${req.url}`);
+    requests.push(`${req.method} ${req.url}${req.headers.authorization ? ' [auth]' : ''}`);
     if (control.delayMs > 0) {
       const held = control.delayMs;
       control.delayMs = 0;
