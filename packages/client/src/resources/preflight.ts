@@ -1,20 +1,13 @@
 import type { PreflightResponse } from '@portico/api';
 import type { CallOptions } from '../options.js';
 import type { Transport } from '../transport.js';
+import type { CreateFlatInstanceInput, CreateInstanceInput } from './instances.js';
 
 /**
- * A create to check: the kind (the path), a namespace for namespaced kinds (none for cluster-scoped ones), and the
- * body of a create, the name optional. `rgdName` names the RGD as Form B does (it must have `kind`).
+ * A create to check, as `instances.create` takes it by kind (a namespace for namespaced kinds, none for
+ * cluster-scoped ones), the name optional; `rgdName` names the RGD as the flat form does.
  */
-export interface PreflightInput {
-  kind: string;
-  namespace?: string;
-  name?: string;
-  project: string;
-  values?: Record<string, unknown>;
-  deploymentMode?: string;
-  rgdName?: string;
-}
+export type PreflightInput = Omit<CreateInstanceInput, 'name'> & Partial<Pick<CreateFlatInstanceInput, 'name' | 'rgdName'>>;
 
 export interface PreflightApi {
   /**
