@@ -4,6 +4,7 @@ import { describeActor } from '../auth/describe.js';
 import type { Informer } from '../cluster/informer-types.js';
 import type { PorticoConfig } from '../config.js';
 import { badRequest, notFound } from '../errors.js';
+import { withJsonText } from '../json-text.js';
 import type { AccessService, Authorizer } from '../types.js';
 
 export interface AccessDeps {
@@ -21,6 +22,12 @@ const summaryChecksOf = (vocabulary: api.RbacVocabulary) =>
 const oneOf = (list: readonly string[]) => list.join(', ');
 
 const anyProject = (object: string) => object === '*' || object === '-';
+
+/** The two answers of can-i, made once: frozen, each carrying its JSON text. */
+const answers = {
+  yes: Object.freeze(withJsonText<api.CanIValue>({ value: 'yes' }, '{"value":"yes"}')),
+  no: Object.freeze(withJsonText<api.CanIValue>({ value: 'no' }, '{"value":"no"}')),
+};
 
 const unixSeconds = (at: Date) => Math.floor(at.getTime() / 1000);
 
@@ -82,7 +89,7 @@ export function createAccess(deps: AccessDeps): AccessService {
         throw badRequest('invalid object: must be a project name, "*" or "-"', { parameter: 'object' });
       }
       const objectIn = (project: string) => api.resourceObject(row, project);
-      const yes = (allowed: boolean): api.CanIValue => ({ value: allowed ? 'yes' : 'no' });
+      const yes = (allowed: boolean): api.CanIValue => (allowed ? answers.yes : answers.no);
       // A global row (its objects outside every project) is asked as it is; the object names no project.
       if (!api.isProjectScoped(row)) return yes(authz.can(actor, action, objectIn('*')));
       if (anyProject(object)) {
