@@ -13,6 +13,7 @@ export * from './routes.js';
 export * from './rgd-views.js';
 export * from './instance-history.js';
 export * from './operations.js';
+export * from './sso-providers.js';
 export * from './repositories.js';
 export * from './preflight.js';
 export * from './settings.js';

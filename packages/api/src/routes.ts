@@ -19,6 +19,7 @@ import {
   RoleBindings, UpdateProjectRequest, UserBindingParams,
 } from './projects.js';
 import { AccountInfo, CanIParams, CanISummary, CanIValue } from './rbac.js';
+import { ssoProviderRoutes } from './routes-sso.js';
 import { InstanceChildren, InstanceEventList, InstanceTimeline } from './instance-history.js';
 import { RgdGraph, RgdRevisionList, RgdSchemaResponse } from './rgd-views.js';
 import { RgdDetail, RgdFilters, RgdList, RgdListQuery } from './rgds.js';
@@ -37,6 +38,7 @@ export const routes = [
   r({ id: 'logout', method: 'POST', path: '/api/v1/auth/logout', auth: 'user', tag: 'auth', summary: 'Revoke the current token and clear the cookie', status: 200, response: MessageResponse , operation: 'auth.logout' }),
   r({ id: 'ssoProviders', method: 'GET', path: '/api/v1/settings/sso/providers', auth: 'none', tag: 'auth', summary: 'Identity providers, one object each', status: 200, response: SsoProviderList, rateLimit: 'ssoProviders' }),
   r({ id: 'oidcProviders', method: 'GET', path: '/api/v1/auth/oidc/providers', auth: 'none', tag: 'auth', summary: 'Sign-in options (local login and OIDC at a glance)', status: 200, response: SsoProviders, rateLimit: 'ssoProviders' }),
+  ...ssoProviderRoutes,
   r({ id: 'wsTicket', method: 'POST', path: '/api/v1/ws/ticket', auth: 'user', tag: 'auth', summary: 'Issue a single-use WebSocket ticket (30 s)', status: 200, response: WsTicket , operation: 'auth.wsTicket' }),
   // §2.1 local accounts
   r({ id: 'listAccounts', method: 'GET', path: '/api/v1/accounts', auth: 'user', tag: 'accounts', summary: 'List local accounts (Server Admin)', status: 200, response: AccountList }),

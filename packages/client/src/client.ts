@@ -14,6 +14,7 @@ import { licenseApi, type LicenseApi } from './resources/license.js';
 import { projectsApi, type ProjectsApi } from './resources/projects.js';
 import { repositoriesApi, type RepositoriesApi } from './resources/repositories.js';
 import { secretsApi, type SecretsApi } from './resources/secrets.js';
+import { ssoProvidersApi, type SsoProvidersApi } from './resources/sso-providers.js';
 import { preflightApi, type PreflightApi } from './resources/preflight.js';
 import { iconsApi, kubernetesApi, preferencesApi, settingsApi, type IconsApi, type KubernetesApi, type PreferencesApi, type SettingsApi } from './resources/settings.js';
 import { rgdsApi, type RgdsApi } from './resources/rgds.js';
@@ -32,6 +33,8 @@ export interface PorticoClient {
   rgds: RgdsApi & RgdViewsApi;
   projects: ProjectsApi;
   secrets: SecretsApi;
+  /** Sign-in providers managed at run time (Server Admin; the list is public). */
+  ssoProviders: SsoProvidersApi;
   /** §13: the projects' Git repositories. */
   repositories: RepositoriesApi;
   instances: InstancesApi & InstanceHistoryApi & PreflightApi;
@@ -73,6 +76,7 @@ export function createClient(options: ClientOptions): PorticoClient {
     rgds: { ...rgdsApi(call), ...rgdViewsApi(call) },
     projects: projectsApi(call),
     secrets: secretsApi(call),
+    ssoProviders: ssoProvidersApi(call),
     repositories: repositoriesApi(call),
     instances,
     settings: settingsApi(call),

@@ -8,6 +8,7 @@ export type { AccountApi, AccountsApi } from './resources/accounts.js';
 export type { RgdFilter, RgdsApi } from './resources/rgds.js';
 export type { CreateProjectInput, ProjectRoleInput, ProjectsApi, UpdateProjectInput } from './resources/projects.js';
 export type { CreateSecretInput, SecretsApi, UpdateSecretInput } from './resources/secrets.js';
+export type { SsoProviderInput, SsoProvidersApi, SsoProviderUpdate } from './resources/sso-providers.js';
 export type { CreateRepositoryInput, RepositoriesApi, RepositoryListFilter, TestConnectionInput, UpdateRepositoryInput } from './resources/repositories.js';
 export type { CreateFlatInstanceInput, CreateInstanceInput, InstanceFilter, InstanceRef, InstancesApi } from './resources/instances.js';
 export type { PreflightApi, PreflightInput } from './resources/preflight.js';

@@ -3,6 +3,7 @@ import { createEmbeddedCluster, createMemoryKeyValue, createRedisKeyValue } from
 import { createKubernetesCluster } from './adapters/kubernetes/index.js';
 import { createAuth } from './auth/index.js';
 import { createOidc, loadOidcSettings, oidcServerAdmins } from './auth/oidc/index.js';
+import { createSsoProviderRegistry, createSsoProviders } from './auth/sso/index.js';
 import { createLimits } from './limits/index.js';
 import { createCatalog } from './catalog/index.js';
 import { createInformer } from './cluster/informer.js';
@@ -19,6 +20,7 @@ import type { EventStream, Portico } from './types.js';
 import type { PorticoPlugin } from './editions/plugin.js';
 import { createOperationRunner, type OperationHook } from './operations/index.js';
 import { accountOperations, authOperations, instanceOperations, projectOperations, secretOperations } from './operations/oss-operations.js';
+import { ssoProviderOperations } from './operations/sso-operations.js';
 import { preferenceOperations } from './operations/preference-operations.js';
 import { createPreferences } from './settings/preferences.js';
 import { createSettings } from './settings/settings.js';
@@ -133,7 +135,11 @@ export async function createPortico(opts: CreatePorticoOptions = {}): Promise<Po
     await Promise.all([projectInformer.start(), rgdInformer.start()]);
     await authz.ready();
 
-    const identityProviders = oidcProviders.length ? createOidc({ providers: oidcProviders, config, kv, cluster, logger }) : undefined;
+    // Sign-in providers managed at run time (§11.6) join those of the environment, on every replica.
+    const ssoRegistry = createSsoProviderRegistry({ cluster, namespace: config.kubernetes.namespace, logger, reserved: new Set(oidcProviders.map((p) => p.name)) });
+    opened.push(() => ssoRegistry.stop());
+    await ssoRegistry.start();
+    const identityProviders = createOidc({ providers: oidcProviders, runtime: ssoRegistry, config, kv, cluster, logger });
     const events = createEvents({ kv, logger });
     opened.push(() => events.close());
     const auth = await createAuth({ config, cluster, kv, authz, logger, lockout: limits.lockout, identityProviders, bus: events, showGeneratedPassword: opts.showGeneratedPassword });
@@ -188,6 +194,10 @@ export async function createPortico(opts: CreatePorticoOptions = {}): Promise<Po
       secrets: operations.wrap(secrets, secretOperations),
       access,
       instances: wrappedInstances,
+      ssoProviders: operations.wrap(
+        createSsoProviders({ cluster, namespace: config.kubernetes.namespace, registry: ssoRegistry, fixed: oidcProviders, authz, settingsObject: vocabulary.object('settings'), logger }),
+        ssoProviderOperations,
+      ),
       repositories: operations.wrap(repositories.service, repositoryOperations),
       settings: createSettings(config),
       preferences: operations.wrap(createPreferences(kv), preferenceOperations),

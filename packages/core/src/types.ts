@@ -11,6 +11,7 @@ import type { InstanceAdmission } from './instances/admission.js';
 import type { IndexChange, IndexedInstance } from './instances/index-types.js';
 import type { InstanceKey } from './instances/instance-key.js';
 import type { OperationRunner } from './operations/run.js';
+import type { SsoProvidersService } from './auth/sso/sso-providers.js';
 import type { RepositoriesService } from './repositories/index.js';
 
 /** Per-request facts the domain needs from the transport (never the transport itself). */
@@ -279,6 +280,8 @@ export interface Portico {
   icons: IconsService;
   /** §11.7: the kinds the cluster serves. */
   clusterDiscovery: ClusterDiscoveryService;
+  /** §11.6: sign-in providers managed at run time (Server Admin). */
+  ssoProviders: SsoProvidersService;
   events: EventsService;
   /**
    * The Project objects Portico reads (its own namespace), as its one Project informer holds them: plugins that

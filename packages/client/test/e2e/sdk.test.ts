@@ -606,6 +606,26 @@ describe('repositories (§13)', () => {
   });
 });
 
+describe('sign-in providers managed at run time (§11.6)', () => {
+  it('adds, reads, changes and removes a provider; the public list shows it without its secret', async () => {
+    const input = {
+      name: 'sdk-dex', issuerURL: 'https://dex.example.com', clientID: 'portico', clientSecret: 'sdk-client-secret',
+      redirectURL: `${server.url}/api/v1/auth/oidc/callback`, scopes: ['openid', 'email'],
+    };
+    const created = await admin.ssoProviders.create(input);
+    expect(created).toMatchObject({ name: 'sdk-dex', clientID: 'portico', tokenEndpointAuthMethod: 'client_secret_basic' });
+    const anonymous = createClient({ baseUrl: server.url, fetch });
+    expect((await anonymous.ssoProviders.list()).map((p) => p.name)).toEqual(['sdk-dex']);
+    expect(await admin.ssoProviders.get('sdk-dex')).toEqual(created);
+    const changed = await admin.ssoProviders.update('sdk-dex', { ...input, name: undefined, clientSecret: '', displayName: 'Dex' });
+    expect(changed.displayName).toBe('Dex');
+    await expectApiError(admin.ssoProviders.create(input), 409, 'CONFLICT');
+    await admin.ssoProviders.delete('sdk-dex');
+    await expectApiError(admin.ssoProviders.get('sdk-dex'), 404, 'NOT_FOUND');
+    expect(JSON.stringify([created, changed])).not.toContain('sdk-client-secret');
+  });
+});
+
 describe('coverage', () => {
   // Runs last (tests in a file run in order): every route of the contract must have gone through the SDK.
   it('the SDK called every route of the contract during this suite', () => {

@@ -7,6 +7,7 @@ import { projectsHandlers } from './projects.js';
 import { repositoryHandlers } from './repositories.js';
 import { rgdsHandlers } from './rgds.js';
 import { secretsHandlers } from './secrets.js';
+import { ssoProviderHandlers } from './sso-providers.js';
 import { preflightHandlers } from './preflight.js';
 import { settingsHandlers } from './settings.js';
 import type { Handler } from './types.js';
@@ -26,6 +27,7 @@ export const handlers: Readonly<Record<string, Handler>> = {
   ...instancesHandlers,
   ...instanceHistoryHandlers,
   ...operationsHandlers,
+  ...ssoProviderHandlers,
   ...preflightHandlers,
   ...settingsHandlers,
 };

@@ -130,6 +130,7 @@ export function fakePortico(opts: { env?: Record<string, string>; config?: Parti
       list: notFaked('repositories.list'), get: notFaked('repositories.get'), create: notFaked('repositories.create'), update: notFaked('repositories.update'),
       delete: notFaked('repositories.delete'), testConnection: notFaked('repositories.testConnection'), test: notFaked('repositories.test'),
     },
+    ssoProviders: { get: notFaked('ssoProviders.get'), create: notFaked('ssoProviders.create'), update: notFaked('ssoProviders.update'), delete: notFaked('ssoProviders.delete') },
     accounts: { list: notFaked('accounts.list'), create: notFaked('accounts.create'), delete: async () => {}, changePassword: notFaked('accounts.changePassword') },
     catalog: {
       list(_actor, query) {
