@@ -18,6 +18,7 @@ import { registerProject } from './commands/project.js';
 import { registerRgd } from './commands/rgd.js';
 import { registerView } from './commands/view.js';
 import { registerSecret } from './commands/secret.js';
+import { registerSso } from './commands/sso.js';
 import { registerRepo } from './commands/repo.js';
 import { registerVersion } from './commands/version.js';
 
@@ -46,6 +47,7 @@ export function createProgram(app: App): Command {
   registerSecret(program, app);
   registerRepo(program, app);
   registerAccount(program, app);
+  registerSso(program, app);
   registerCanI(program, app);
   registerAudit(program, app);
   registerLicense(program, app);
