@@ -53,6 +53,15 @@ export type DeployProgress = z.infer<typeof DeployProgress>;
 export const RgdUpdate = z.object({ action: z.enum(['add', 'update', 'delete']), name: z.string(), rgd: Rgd });
 export type RgdUpdate = z.infer<typeof RgdUpdate>;
 
+/** A revision of an RGD was recorded (or removed with its RGD): sent to those who may see the RGD (§11.1). */
+export const RevisionUpdate = z.object({
+  action: z.enum(['add', 'update', 'delete']),
+  rgdName: z.string(),
+  revision: z.number().int(),
+  projectId: z.string().optional(),
+});
+export type RevisionUpdate = z.infer<typeof RevisionUpdate>;
+
 export const CountsUpdate = z.object({ rgdCount: z.number().int(), instanceCount: z.number().int() });
 export type CountsUpdate = z.infer<typeof CountsUpdate>;
 
@@ -76,6 +85,7 @@ export const serverEventData = {
   instance_update: InstanceUpdate,
   deploy_progress: DeployProgress,
   rgd_update: RgdUpdate,
+  revision_update: RevisionUpdate,
   counts_update: CountsUpdate,
   resync: Resync,
   /** Enterprise (§12.5): the shapes are in `@portico/api/enterprise` (complianceEventData). */

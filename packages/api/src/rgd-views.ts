@@ -71,14 +71,61 @@ export const RgdGraph = z.object({
 });
 export type RgdGraph = z.infer<typeof RgdGraph>;
 
-export const RgdRevision = z.object({
-  revision: z.number().int(),
-  resourceVersion: z.string(),
-  changedAt: Timestamp,
-  changedBy: z.string().optional(),
-  summary: z.string(),
+/** A condition of a revision: the RGD's own conditions while it is the newest, as kro reports them. */
+export const RevisionCondition = z.object({
+  type: z.string(),
+  status: z.enum(['True', 'False', 'Unknown']),
+  reason: z.string().optional(),
+  message: z.string().optional(),
 });
-export type RgdRevision = z.infer<typeof RgdRevision>;
+export type RevisionCondition = z.infer<typeof RevisionCondition>;
 
-export const RgdRevisionList = z.object({ items: z.array(RgdRevision), totalCount: z.number().int() });
-export type RgdRevisionList = z.infer<typeof RgdRevisionList>;
+/**
+ * One recorded version of an RGD's `spec` (contract §11.1), numbered 1, 2, … per RGD; `contentHash` is the
+ * sha256 (hex) of the spec's canonical JSON (keys sorted), so equal specs have equal hashes.
+ */
+export const GraphRevision = z.object({
+  revisionNumber: z.number().int().min(1),
+  rgdName: z.string(),
+  namespace: z.literal(''),
+  conditions: z.array(RevisionCondition),
+  contentHash: z.string().regex(/^[0-9a-f]{64}$/),
+  createdAt: Timestamp,
+  createdBy: z.string().optional(),
+});
+export type GraphRevision = z.infer<typeof GraphRevision>;
+
+/** Newest first. */
+export const GraphRevisionList = z.object({ items: z.array(GraphRevision), totalCount: z.number().int() });
+export type GraphRevisionList = z.infer<typeof GraphRevisionList>;
+
+/** A revision with the RGD `spec` as it was. */
+export const GraphRevisionDetail = GraphRevision.extend({ snapshot: z.record(z.string(), z.unknown()) });
+export type GraphRevisionDetail = z.infer<typeof GraphRevisionDetail>;
+
+/** One difference: `path` is dotted (`schema.spec.replicas`); absent values are absent, not null. */
+export const DiffField = z.object({ path: z.string(), oldValue: z.unknown().optional(), newValue: z.unknown().optional() });
+export type DiffField = z.infer<typeof DiffField>;
+
+/** What changed from `rev1` to `rev2` (`rev1 < rev2`): maps compared key by key, arrays as whole values. */
+export const RevisionDiff = z.object({
+  rgdName: z.string(),
+  rev1: z.number().int(),
+  rev2: z.number().int(),
+  added: z.array(DiffField),
+  removed: z.array(DiffField),
+  modified: z.array(DiffField),
+  identical: z.boolean(),
+});
+export type RevisionDiff = z.infer<typeof RevisionDiff>;
+
+/** A revision number in a path: decimal digits only (`1.5`, `abc`, `-1` are 400). */
+const RevisionNumber = z
+  .string()
+  .regex(/^[0-9]{1,9}$/, 'must be a revision number (decimal digits)')
+  .transform(Number)
+  .meta({ openapi: { type: 'integer', minimum: 0 } });
+
+const RgdName = z.string().min(1).max(253);
+export const RevisionParams = z.object({ name: RgdName, n: RevisionNumber });
+export const RevisionDiffParams = z.object({ name: RgdName, a: RevisionNumber, b: RevisionNumber });

@@ -19,6 +19,8 @@ export const Rgd = z.object({
   instances: z.number().int(),
   createdAt: z.string(),
   updatedAt: z.string(),
+  /** The newest revision number of the RGD's spec (§11.1); 0 until the first is recorded. */
+  lastIssuedRevision: z.number().int(),
 });
 export type Rgd = z.infer<typeof Rgd>;
 

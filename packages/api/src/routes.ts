@@ -19,9 +19,8 @@ import {
   RoleBindings, UpdateProjectRequest, UserBindingParams,
 } from './projects.js';
 import { AccountInfo, CanIParams, CanISummary, CanIValue } from './rbac.js';
+import { catalogViewRoutes, instanceHistoryRoutes } from './routes-history.js';
 import { ssoProviderRoutes } from './routes-sso.js';
-import { InstanceChildren, InstanceEventList, InstanceTimeline } from './instance-history.js';
-import { RgdGraph, RgdRevisionList, RgdSchemaResponse } from './rgd-views.js';
 import { RgdDetail, RgdFilters, RgdList, RgdListQuery } from './rgds.js';
 import { CreateSecretRequest, SecretDetail, SecretList, SecretParams, SecretQuery, SecretSummary, UpdateSecretRequest } from './secrets.js';
 import { secretFieldRoutes } from './routes-secrets.js';
@@ -56,9 +55,7 @@ export const routes = [
   r({ id: 'rgdFilters', method: 'GET', path: '/api/v1/rgds/filters', auth: 'user', tag: 'rgds', summary: 'Filter values over what the caller may see', status: 200, response: RgdFilters }),
   r({ id: 'getRgd', method: 'GET', path: '/api/v1/rgds/{name}', auth: 'user', tag: 'rgds', summary: 'One RGD with its values schema', params: RgdParams, status: 200, response: RgdDetail }),
   // §11 deploy forms and resource graphs
-  r({ id: 'rgdSchema', method: 'GET', path: '/api/v1/rgds/{name}/schema', auth: 'user', tag: 'rgds', summary: 'The deploy form of an RGD (FormSchema with propertyOrder)', params: RgdParams, status: 200, response: RgdSchemaResponse }),
-  r({ id: 'rgdGraph', method: 'GET', path: '/api/v1/rgds/{name}/graph', auth: 'user', tag: 'rgds', summary: 'The RGD\'s resources and the ${…} references between them', params: RgdParams, status: 200, response: RgdGraph }),
-  r({ id: 'rgdRevisions', method: 'GET', path: '/api/v1/rgds/{name}/revisions', auth: 'user', tag: 'rgds', summary: 'Changes to the catalog entry seen since start, newest first', params: RgdParams, status: 200, response: RgdRevisionList }),
+  ...catalogViewRoutes,
   // §4 projects
   r({ id: 'listProjects', method: 'GET', path: '/api/v1/projects', auth: 'user', tag: 'projects', summary: 'Projects the caller may see', status: 200, response: ProjectList }),
   r({ id: 'createProject', method: 'POST', path: '/api/v1/projects', auth: 'user', tag: 'projects', summary: 'Create a project', body: CreateProjectRequest, status: 201, response: Project , operation: 'projects.create' }),
@@ -91,12 +88,7 @@ export const routes = [
   r({ id: 'patchClusterInstance', method: 'PATCH', path: '/api/v1/instances/_/{kind}/{name}', auth: 'user', tag: 'instances', summary: 'Merge-patch a cluster-scoped instance spec', params: ClusterInstanceParams, body: PatchInstanceRequest, status: 200, response: Instance , operation: 'instances.update' }),
   r({ id: 'deleteClusterInstance', method: 'DELETE', path: '/api/v1/instances/_/{kind}/{name}', auth: 'user', tag: 'instances', summary: 'Delete a cluster-scoped instance', params: ClusterInstanceParams, status: 200, response: Instance , operation: 'instances.delete' }),
   // §11 instance history, on both path families
-  r({ id: 'namespacedInstanceEvents', method: 'GET', path: '/api/v1/namespaces/{namespace}/instances/{kind}/{name}/events', auth: 'user', tag: 'instances', summary: 'Kubernetes Events of the instance and its child resources', params: NamespacedInstanceParams, status: 200, response: InstanceEventList }),
-  r({ id: 'namespacedInstanceTimeline', method: 'GET', path: '/api/v1/namespaces/{namespace}/instances/{kind}/{name}/timeline', auth: 'user', tag: 'instances', summary: 'The instance\'s deployment history, oldest first', params: NamespacedInstanceParams, status: 200, response: InstanceTimeline }),
-  r({ id: 'namespacedInstanceChildren', method: 'GET', path: '/api/v1/namespaces/{namespace}/instances/{kind}/{name}/children', auth: 'user', tag: 'instances', summary: 'The resources kro manages for the instance', params: NamespacedInstanceParams, status: 200, response: InstanceChildren }),
-  r({ id: 'clusterInstanceEvents', method: 'GET', path: '/api/v1/instances/_/{kind}/{name}/events', auth: 'user', tag: 'instances', summary: 'Kubernetes Events of a cluster-scoped instance and its child resources', params: ClusterInstanceParams, status: 200, response: InstanceEventList }),
-  r({ id: 'clusterInstanceTimeline', method: 'GET', path: '/api/v1/instances/_/{kind}/{name}/timeline', auth: 'user', tag: 'instances', summary: 'A cluster-scoped instance\'s deployment history, oldest first', params: ClusterInstanceParams, status: 200, response: InstanceTimeline }),
-  r({ id: 'clusterInstanceChildren', method: 'GET', path: '/api/v1/instances/_/{kind}/{name}/children', auth: 'user', tag: 'instances', summary: 'The resources kro manages for a cluster-scoped instance', params: ClusterInstanceParams, status: 200, response: InstanceChildren }),
+  ...instanceHistoryRoutes,
   // §11 aliases of the `_` paths: a kind starts upper-case, so `/instances/count` is never one
   r({ id: 'createClusterInstanceAlias', method: 'POST', path: '/api/v1/instances/{kind}', auth: 'user', tag: 'instances', summary: 'Create an instance of a cluster-scoped kind (alias of /instances/_/{kind})', params: ClusterKindParams, body: CreateInstanceFormA, status: 201, response: Instance , operation: 'instances.create' }),
   r({ id: 'getClusterInstanceAlias', method: 'GET', path: '/api/v1/instances/{kind}/{name}', auth: 'user', tag: 'instances', summary: 'One cluster-scoped instance (alias of /instances/_/{kind}/{name})', params: ClusterInstanceParams, status: 200, response: Instance }),

@@ -63,7 +63,7 @@ export interface PorticoClient {
 export function createClient(options: ClientOptions): PorticoClient {
   const call = createTransport(options);
   const auth = authApi(call, options.baseUrl);
-  const instances = { ...instancesApi(call), ...instanceHistoryApi(call), ...preflightApi(call) };
+  const instances = { ...instancesApi(call), ...instanceHistoryApi(call, options), ...preflightApi(call) };
   const events: EventsApi = {
     subscribe: ((filter: SubscriptionFilter, handlers?: EventHandlers) =>
       subscribeEvents({ baseUrl: options.baseUrl, wsTicket: auth.wsTicket, WebSocket: options.WebSocket, reconnect: options.reconnect }, filter, handlers)) as EventsApi['subscribe'],

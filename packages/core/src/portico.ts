@@ -5,7 +5,7 @@ import { createAuth } from './auth/index.js';
 import { createOidc, loadOidcSettings, oidcServerAdmins } from './auth/oidc/index.js';
 import { createSsoProviderRegistry, createSsoProviders } from './auth/sso/index.js';
 import { createLimits } from './limits/index.js';
-import { createCatalog } from './catalog/index.js';
+import { createCatalog, createRevisionStore } from './catalog/index.js';
 import { createInformer } from './cluster/informer.js';
 import { loadConfig, type PorticoConfig } from './config.js';
 import { createEvents } from './events/index.js';
@@ -127,6 +127,7 @@ export async function createPortico(opts: CreatePorticoOptions = {}): Promise<Po
       rgds: rgdInformer,
       authz,
       logger,
+      revisionStore: createRevisionStore(cluster, config.kubernetes.namespace),
       instanceCounts: (actor, names) => instancesBound?.instanceCounts(actor, names) ?? new Map(),
       // Before the instances are bound every count is 0: a revision no index has.
       instanceCountsRevision: () => instancesBound?.index.countsRevision() ?? -1,

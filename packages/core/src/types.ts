@@ -86,8 +86,12 @@ export interface CatalogService {
   formSchema(actor: Actor, name: string): api.RgdSchemaResponse;
   /** The RGD's resources and the references between them. */
   graph(actor: Actor, name: string): api.RgdGraph;
-  /** The changes this replica has seen to the RGD since it started, newest first. */
-  revisions(actor: Actor, name: string): api.RgdRevisionList;
+  /** The recorded revisions of the RGD's spec, newest first (§11.1). */
+  revisions(actor: Actor, name: string): api.GraphRevisionList;
+  /** One revision with its snapshot; NOT_FOUND when the RGD is not visible or the revision is not kept. */
+  revision(actor: Actor, name: string, revisionNumber: number): Promise<api.GraphRevisionDetail>;
+  /** What changed between two revisions, the lower number first whatever the order asked. */
+  revisionDiff(actor: Actor, name: string, a: number, b: number): Promise<api.RevisionDiff>;
   count(actor: Actor): api.CountResponse;
   filters(actor: Actor): api.RgdFilters;
   /** Every catalog entry, sorted by name, without RBAC (for plugins that filter themselves, with `visibleTo`). */
@@ -171,12 +175,16 @@ export interface InstancesService {
   get(actor: Actor, key: InstanceKey): api.Instance;
   patch(actor: Actor, key: InstanceKey, input: api.PatchInstanceRequest): Promise<api.Instance>;
   delete(actor: Actor, key: InstanceKey): Promise<api.Instance>;
-  /** Kubernetes Events of the instance and its child resources, oldest first. */
+  /** Kubernetes Events of the instance and its child resources, newest first. */
   events(actor: Actor, key: InstanceKey): Promise<api.InstanceEventList>;
-  /** The instance's recorded history (created, updates, status changes, deletion), oldest first. */
-  timeline(actor: Actor, key: InstanceKey): api.InstanceTimeline;
-  /** The resources kro manages for the instance, by `spec.resources` id. */
-  children(actor: Actor, key: InstanceKey): api.InstanceChildren;
+  /** The timeline (§11.2), oldest first: what was recorded, or with `source: 'kubernetes'` the Kubernetes Events. */
+  timeline(actor: Actor, key: InstanceKey, source?: 'deployment' | 'kubernetes'): Promise<api.InstanceTimeline>;
+  /** The resources kro manages for the instance, grouped by `spec.resources` id, with health. */
+  children(actor: Actor, key: InstanceKey): Promise<api.InstanceChildren>;
+  /** The deployment history; readable by the same path for 90 days after the instance is deleted. */
+  history(actor: Actor, key: InstanceKey): Promise<api.InstanceHistory>;
+  /** The history as a download (`<name>-deployment-history.json|csv`). */
+  historyExport(actor: Actor, key: InstanceKey, format: 'json' | 'csv'): Promise<{ filename: string; contentType: string; text: string }>;
   /** Instances per RGD name that `actor` may see (only `names`, when given). */
   instanceCounts(actor: Actor, names?: readonly string[]): ReadonlyMap<string, number>;
   /** Adds a check every create and update passes before anything is written (see instances/admission.ts). */

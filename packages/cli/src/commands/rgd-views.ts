@@ -3,6 +3,7 @@ import type { Command } from 'commander';
 import type { App } from '../app.js';
 import { print } from '../output/render.js';
 import { renderTable } from '../output/table.js';
+import { registerRgdRevisions } from './rgd-revisions.js';
 import { formatOf, list, tableOptions, withOutput } from './shared.js';
 
 interface FieldRow {
@@ -77,7 +78,7 @@ function graphTable(app: App, graph: RgdGraph): string {
   );
 }
 
-/** `portico rgd schema|graph`: what a deploy form and a resource graph view read about an RGD. */
+/** `portico rgd schema|graph|revisions|revision|diff`: what a deploy form, a graph view and a revisions tab read. */
 export function registerRgdViews(rgd: Command, app: App): void {
   withOutput(rgd.command('schema').description('the deploy form of an RGD: its fields in declaration order').argument('<name>', 'RGD name')).action(
     async (name: string, opts: { output?: string }, cmd: Command) => {
@@ -94,4 +95,6 @@ export function registerRgdViews(rgd: Command, app: App): void {
       print(app.io, formatOf(opts), graph, () => graphTable(app, graph));
     },
   );
+
+  registerRgdRevisions(rgd, app);
 }

@@ -1,4 +1,4 @@
-import { enterpriseFamilies, routes, type Instance, type ServerMessage } from '@portico/api';
+import { enterpriseFamilies, historyCsvColumns, routes, type Instance, type ServerMessage } from '@portico/api';
 import { enterpriseRoutes, type EnterpriseRouteDef } from '@portico/api/enterprise';
 import { createClient, loginLocal, type PorticoClient } from '@portico/client';
 import { readFileSync } from 'node:fs';
@@ -480,19 +480,29 @@ describe('deploy forms and instance history', () => {
     const graph = await admin.rgds.graph('web-app');
     expect(graph.resources.length).toBeGreaterThan(0);
     for (const edge of graph.edges) expect(graph.resources.find((r) => r.id === edge.to)?.dependsOn).toContain(edge.from);
-    const revisions = await admin.rgds.revisions('web-app');
-    expect(revisions.items[0]).toEqual(expect.objectContaining({ revision: revisions.totalCount, summary: expect.any(String) }));
+    const revisions = await eventually(async () => {
+      const list = await admin.rgds.revisions('web-app');
+      return list.totalCount > 0 ? list : undefined;
+    }, 'the first revision');
+    expect(revisions.items[0]).toEqual(expect.objectContaining({ revisionNumber: revisions.totalCount, contentHash: expect.stringMatching(/^[0-9a-f]{64}$/) }));
+    const first = await admin.rgds.revision('web-app', 1);
+    expect(first.snapshot).toEqual(expect.objectContaining({ resources: expect.any(Array) }));
+    expect(await admin.rgds.diff('web-app', 1, 1)).toEqual(expect.objectContaining({ rev1: 1, rev2: 1, identical: true, added: [], removed: [], modified: [] }));
     await expectApiError(admin.rgds.schema('no-such-rgd'), 404, 'NOT_FOUND');
   });
 
   it('reads the timeline, children and Events of a namespaced instance', async () => {
     const ref = { kind: 'RedisCache', namespace: 'dev', name: 'cache' };
-    await eventually(async () => ((await admin.instances.timeline(ref)).items.some((e) => e.toState === 'ACTIVE') ? true : undefined), 'the ACTIVE entry');
-    expect((await admin.instances.timeline(ref)).items[0]).toEqual(expect.objectContaining({ type: 'created', actor: 'admin' }));
+    await eventually(async () => ((await admin.instances.timeline(ref)).timeline.some((e) => e.eventType === 'Ready') ? true : undefined), 'the Ready entry');
+    expect((await admin.instances.timeline(ref)).timeline[0]).toEqual(expect.objectContaining({ eventType: 'Created', user: 'admin' }));
+    expect((await admin.instances.history(ref)).events.map((e) => e.eventType)).toContain('Ready');
     const children = await admin.instances.children(ref);
-    expect(children.items.every((c) => c.ready)).toBe(true);
+    expect(children.groups.every((g) => g.health === 'Healthy' || g.health === 'None')).toBe(true);
     const events = await admin.instances.events(ref);
-    expect(events.items.map((e) => e.reason)).toContain('Ready');
+    expect(events.events.map((e) => e.reason)).toContain('Ready');
+    const download = await admin.instances.exportHistory(ref, 'json');
+    expect(download.filename).toBe('cache-deployment-history.json');
+    expect(JSON.parse(await new Response(download.body).text())).toEqual(expect.objectContaining({ instanceName: 'cache', events: expect.any(Array) }));
   });
 
   it('creates, reads, patches and deletes a cluster-scoped instance on the `_`-less aliases, with its history on the `_` paths', async () => {
@@ -506,9 +516,22 @@ describe('deploy forms and instance history', () => {
     const patched = await admin.request('patchClusterInstanceAlias', { params, body: { spec: { environment: 'staging' } } });
     expect(patched.spec).toEqual(expect.objectContaining({ environment: 'staging' }));
     const ref = { kind: params.kind, name: params.name };
-    await eventually(async () => ((await admin.instances.events(ref)).items.some((e) => e.reason === 'Ready') ? true : undefined), 'the Ready event');
+    await eventually(async () => ((await admin.instances.events(ref)).events.some((e) => e.reason === 'Ready') ? true : undefined), 'the Ready event');
     expect((await admin.instances.children(ref)).totalCount).toBeGreaterThan(0);
-    expect((await admin.instances.timeline(ref)).items.map((e) => e.type)).toContain('updated');
+    await eventually(async () => ((await admin.instances.timeline(ref)).timeline.some((e) => e.eventType === 'Updated') ? true : undefined), 'the Updated entry');
+    expect((await admin.instances.history(ref)).events[0]).toEqual(expect.objectContaining({ eventType: 'Created', user: 'admin' }));
+    const csv = await admin.instances.exportHistory(ref, 'csv');
+    expect([csv.filename, (await new Response(csv.body).text()).split('\r\n')[0]]).toEqual(['team-alias-deployment-history.csv', historyCsvColumns.join(',')]);
+    // The `_`-less aliases of the history routes answer the same as the `_` paths.
+    expect((await admin.request('clusterInstanceHistoryAlias', { params })).events).toEqual((await admin.instances.history(ref)).events);
+    expect((await admin.request('clusterInstanceTimelineAlias', { params, query: {} })).timeline.length).toBeGreaterThan(0);
+    expect((await admin.request('clusterInstanceChildrenAlias', { params })).instanceKind).toBe('TenantNamespace');
+    expect((await admin.request('clusterInstanceEventsAlias', { params })).events.length).toBeGreaterThan(0);
+    // The alias of the export is a download like the `_` one (the SDK method uses the `_` path).
+    const { token } = await loginLocal(server.url, 'admin', server.adminPassword, { fetch });
+    const aliased = await fetch(`${server.url}/api/v1/instances/TenantNamespace/team-alias/history/export?format=json`, { headers: { authorization: `Bearer ${token}` } });
+    expect([aliased.status, aliased.headers.get('content-disposition')]).toEqual([200, 'attachment; filename="team-alias-deployment-history.json"']);
+    expect(await aliased.json()).toEqual(expect.objectContaining({ instanceName: 'team-alias' }));
     expect((await admin.request('deleteClusterInstanceAlias', { params })).name).toBe('team-alias');
   });
 });

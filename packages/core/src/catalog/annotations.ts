@@ -13,6 +13,7 @@ export type CatalogKey =
   | 'extends-kind'
   | 'updated-at'
   | 'updated-by'
+  | 'property-order'
   | 'project';
 
 /**

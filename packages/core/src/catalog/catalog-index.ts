@@ -59,8 +59,7 @@ export function createCatalogIndex({ rgds, schemas, revisions, logger, invalidat
     if (!result.ok) logger?.warn({ rgd: entry.name, revision: entry.revision, error: result.error }, 'RGD schema does not compile');
   };
 
-  const emit = (action: CatalogChange, entry: CatalogEntry) => {
-    revisions.record(action, entry);
+  const notify = (action: CatalogChange, entry: CatalogEntry) => {
     for (const listener of [...listeners]) {
       try {
         listener(action, entry);
@@ -68,6 +67,10 @@ export function createCatalogIndex({ rgds, schemas, revisions, logger, invalidat
         logger?.error({ err: error, rgd: entry.name, action }, 'catalog change listener failed');
       }
     }
+  };
+  const emit = (action: CatalogChange, entry: CatalogEntry) => {
+    if (action !== 'delete') revisions.observe(entry);
+    notify(action, entry);
   };
 
   const remove = (name: string) => {
@@ -78,7 +81,7 @@ export function createCatalogIndex({ rgds, schemas, revisions, logger, invalidat
 
   /** Applies one RGD object; returns the change it made to the catalog, if any. */
   const apply = (object: KubeObject): [CatalogChange, CatalogEntry] | undefined => {
-    const entry = buildCatalogEntry(object);
+    const entry = { ...buildCatalogEntry(object), lastIssuedRevision: revisions.latest(object.metadata.name) };
     const existing = index.get(entry.name);
     if (!entry.inCatalog) {
       if (!existing) return undefined;
@@ -99,6 +102,8 @@ export function createCatalogIndex({ rgds, schemas, revisions, logger, invalidat
         remove(existing.entry.name);
         change = ['delete', existing.entry];
       }
+      // The RGD is gone from the cluster (not only from the catalog): its revisions go with it.
+      if (existing || revisions.latest(event.object.metadata.name) > 0) revisions.forget(existing?.entry ?? { name: event.object.metadata.name });
     } else {
       change = apply(event.object);
     }
@@ -107,9 +112,19 @@ export function createCatalogIndex({ rgds, schemas, revisions, logger, invalidat
 
   for (const object of rgds.list()) {
     const change = apply(object);
-    if (change) revisions.record(...change);
+    if (change && change[0] !== 'delete') revisions.observe(change[1]);
   }
   const subscription = rgds.on(onEvent);
+  /** A revision was recorded (here or on another replica): the entry's `lastIssuedRevision` moves with it. */
+  const revisionSubscription = revisions.onLatestChanged((name) => {
+    const existing = index.get(name);
+    const latest = revisions.latest(name);
+    if (!existing || existing.entry.lastIssuedRevision === latest) return;
+    const entry = { ...existing.entry, lastIssuedRevision: latest };
+    index.set(name, indexEntry(entry));
+    invalidate();
+    notify('update', entry);
+  });
 
   return {
     get: (name) => index.get(name),
@@ -134,6 +149,7 @@ export function createCatalogIndex({ rgds, schemas, revisions, logger, invalidat
 
     close() {
       subscription.close();
+      revisionSubscription.close();
       listeners.clear();
     },
   };

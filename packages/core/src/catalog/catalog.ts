@@ -10,7 +10,8 @@ import { createCatalogList } from './catalog-list.js';
 import { createCallerViews } from './catalog-views.js';
 import { formSchemaOf } from './form-schema.js';
 import { graphOf } from './graph.js';
-import { createRevisionLog } from './revisions.js';
+import { createMemoryRevisionStore, type RevisionRecord, type RevisionStore } from './revision-store.js';
+import { createRevisionLog, type RevisionNotice } from './revisions.js';
 import { createSchemaCache } from './schema-cache.js';
 import type { CatalogEntry, JsonSchemaObject } from './types.js';
 import { visibilityFor } from './visibility.js';
@@ -30,6 +31,11 @@ export interface CatalogDeps {
    * came, went or moved). Without it, list pages with counts are built on every request.
    */
   instanceCountsRevision?: () => number;
+  /**
+   * Where RGD revisions are kept (ConfigMaps in Portico's namespace, `createRevisionStore`); in memory when
+   * absent (a catalog without a cluster behind it).
+   */
+  revisionStore?: RevisionStore;
   /** Clock of the revision log (tests). */
   now?: () => Date;
 }
@@ -47,6 +53,12 @@ export interface Catalog extends CatalogService {
   visibleTo(actor: Actor, entry: CatalogEntry): boolean;
   /** Called after the index changed, synchronously, in the informer's event order. */
   onChange(listener: (action: CatalogChange, entry: CatalogEntry) => void): Disposable;
+  /** The recorded revisions of an RGD, oldest first, without RBAC (an instance's timeline marks them). */
+  revisionRecords(name: string): readonly RevisionRecord[];
+  /** A revision was recorded, changed or removed (the live stream's `revision_update`). */
+  onRevision(listener: (notice: RevisionNotice) => void): Disposable;
+  /** Resolves when every RGD change seen so far has had its revision recorded (tests). */
+  revisionsIdle(): Promise<void>;
   /** Stops following the informer. */
   close(): void;
 }
@@ -59,7 +71,7 @@ export interface Catalog extends CatalogService {
 export function createCatalog(deps: CatalogDeps): Catalog {
   const { rgds, authz, logger } = deps;
   const schemas = createSchemaCache();
-  const revisions = createRevisionLog(deps.now);
+  const revisions = createRevisionLog({ store: deps.revisionStore ?? createMemoryRevisionStore(), logger, now: deps.now });
   // Before the index: indexing the informer's first list already invalidates the callers' views.
   const views = createCallerViews(authz, (sortBy, order) => index.sortedBy(sortBy, order));
   const index = createCatalogIndex({ rgds, schemas, revisions, logger, invalidated: views.clear });
@@ -104,8 +116,20 @@ export function createCatalog(deps: CatalogDeps): Catalog {
     },
 
     revisions(actor, name) {
-      return revisions.list(visibleEntry(actor, name).name);
+      return revisions.list(visibleEntry(actor, name));
     },
+
+    async revision(actor, name, revisionNumber) {
+      return revisions.detail(visibleEntry(actor, name), revisionNumber);
+    },
+
+    async revisionDiff(actor, name, a, b) {
+      return revisions.diff(visibleEntry(actor, name), a, b);
+    },
+
+    revisionRecords: (name) => revisions.records(name),
+    onRevision: (listener) => revisions.onNotice(listener),
+    revisionsIdle: () => revisions.idle(),
 
     count(actor) {
       return { count: views.visibleSortedBy(actor, 'name', 'asc').length };
@@ -141,6 +165,7 @@ export function createCatalog(deps: CatalogDeps): Catalog {
     close() {
       index.close();
       views.close();
+      revisions.close();
     },
   };
   return catalog;

@@ -32,6 +32,16 @@ function toFormProperty(schema: JsonSchemaObject): api.FormProperty {
 /** Form fields are derived once per compiled schema, and a compiled schema exists once per RGD revision. */
 const built = new WeakMap<JsonSchemaObject, Pick<api.FormSchema, 'properties' | 'required' | 'propertyOrder'>>();
 
+/**
+ * The author's `<prefix>/property-order` first (fields the schema has), then the rest in declaration order: a
+ * form can lead with what matters without the simple schema being rewritten.
+ */
+function orderedBy(declared: string[], wanted: string[] | undefined): string[] {
+  if (!wanted) return declared;
+  const first = wanted.filter((field) => declared.includes(field));
+  return [...first, ...declared.filter((field) => !first.includes(field))];
+}
+
 /** The FormSchema of contract §11: the instance spec's fields with the entry's identity around them. */
 export function formSchemaOf(entry: CatalogEntry, schema: JsonSchemaObject): api.FormSchema {
   let fields = built.get(schema);
@@ -49,5 +59,6 @@ export function formSchemaOf(entry: CatalogEntry, schema: JsonSchemaObject): api
     isClusterScoped: entry.isClusterScoped,
     description: entry.description,
     ...fields,
+    propertyOrder: orderedBy(fields.propertyOrder, entry.propertyOrder),
   };
 }

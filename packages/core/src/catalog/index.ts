@@ -13,4 +13,6 @@ export { createCatalog, type Catalog, type CatalogDeps, type CatalogChange } fro
 export { childIdentity, describeResources, resolveSchemaTemplate, type ResourceDescription } from './resource-descriptions.js';
 export { formSchemaOf } from './form-schema.js';
 export { graphOf } from './graph.js';
-export { createRevisionLog, describeChange, maxRevisionsPerRgd, type RevisionLog } from './revisions.js';
+export { createRevisionLog, maxRevisionsPerRgd, type RevisionLog, type RevisionNotice } from './revisions.js';
+export { createRevisionStore, createMemoryRevisionStore, revisionObjectName, type RevisionRecord, type RevisionStore } from './revision-store.js';
+export { canonicalJson, contentHash, diffSpecs } from './revision-content.js';

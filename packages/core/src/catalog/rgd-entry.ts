@@ -1,7 +1,8 @@
-import type { DeploymentMode } from '@portico/api';
+import type { DeploymentMode, RevisionCondition } from '@portico/api';
 import type { KubeObject } from '../ports/cluster.js';
 import { commaList, prefixedValue } from './annotations.js';
 import { resourceGraph } from './dependencies.js';
+import { contentHash } from './revision-content.js';
 import { describeResources } from './resource-descriptions.js';
 import type { CatalogEntry } from './types.js';
 
@@ -30,6 +31,30 @@ function parseDeploymentModes(value: string | undefined): DeploymentMode[] {
   const modes = allDeploymentModes.filter((m) => wanted.has(m));
   // Only unknown values: treat as unset rather than making the RGD undeployable.
   return modes.length > 0 ? modes : [...allDeploymentModes];
+}
+
+/** `status.conditions` as a revision carries them: a type and a True/False/Unknown status, reason and message when set. */
+function revisionConditions(raw: unknown[]): RevisionCondition[] {
+  const out: RevisionCondition[] = [];
+  for (const c of raw) {
+    const { type, status, reason, message } = (c ?? {}) as Record<string, unknown>;
+    if (typeof type !== 'string' || (status !== 'True' && status !== 'False' && status !== 'Unknown')) continue;
+    out.push({ type, status, ...(typeof reason === 'string' && reason ? { reason } : {}), ...(typeof message === 'string' && message ? { message } : {}) });
+  }
+  return out;
+}
+
+/** `<prefix>/property-order`: a JSON list of field names or a comma list; anything else is ignored. */
+function parsePropertyOrder(value: string | undefined): string[] | undefined {
+  if (value === undefined || !value.trim()) return undefined;
+  try {
+    const parsed: unknown = JSON.parse(value);
+    if (Array.isArray(parsed)) return [...new Set(parsed.filter((f): f is string => typeof f === 'string' && f !== ''))];
+  } catch {
+    // not JSON: a comma list
+  }
+  const fields = commaList(value);
+  return fields.length > 0 ? fields : undefined;
 }
 
 const nonEmpty = (value: string | undefined): string | undefined => {
@@ -62,6 +87,8 @@ export function buildCatalogEntry(rgd: KubeObject): CatalogEntry {
   const types = schema.types;
   const order: unknown = rgd.status?.topologicalOrder;
   const updatedBy = nonEmpty(prefixedValue(annotations, 'updated-by'));
+  const propertyOrder = parsePropertyOrder(prefixedValue(annotations, 'property-order'));
+  const spec = rgd.spec && typeof rgd.spec === 'object' && !Array.isArray(rgd.spec) ? (rgd.spec as Record<string, unknown>) : {};
 
   return {
     name: meta.name,
@@ -91,5 +118,12 @@ export function buildCatalogEntry(rgd: KubeObject): CatalogEntry {
     ...(updatedBy ? { updatedBy } : {}),
     schemaSpec: schema.spec,
     ...(types && typeof types === 'object' && !Array.isArray(types) ? { schemaTypes: types as Record<string, unknown> } : {}),
+    ...(propertyOrder ? { propertyOrder } : {}),
+    ...(meta.uid ? { uid: meta.uid } : {}),
+    ...(typeof meta.generation === 'number' ? { generation: meta.generation } : {}),
+    spec,
+    specHash: contentHash(spec),
+    conditions: revisionConditions(conditions),
+    lastIssuedRevision: 0,
   };
 }

@@ -1,4 +1,4 @@
-import type { DeploymentMode } from '@portico/api';
+import type { DeploymentMode, RevisionCondition } from '@portico/api';
 import type { CatalogResource } from './dependencies.js';
 import type { ResourceDescription } from './resource-descriptions.js';
 
@@ -73,4 +73,16 @@ export interface CatalogEntry {
   /** spec.schema.spec and spec.schema.types in kro's simple-schema notation, compiled on demand. */
   schemaSpec: unknown;
   schemaTypes?: Record<string, unknown>;
+  /** `<prefix>/property-order`: the deploy form's top-level field order, when the author set one. */
+  propertyOrder?: string[];
+  /** metadata.uid and metadata.generation (a spec change moves the generation, a label or status change does not). */
+  uid?: string;
+  generation?: number;
+  /** The RGD's `spec` as stored (a revision's snapshot) and the sha256 of its canonical JSON. */
+  spec: Record<string, unknown>;
+  specHash: string;
+  /** status.conditions with a True/False/Unknown status: the newest revision's conditions. */
+  conditions: RevisionCondition[];
+  /** The newest recorded revision of `spec` (0 before the first is recorded); set by the catalog index. */
+  lastIssuedRevision: number;
 }

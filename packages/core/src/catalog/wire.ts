@@ -21,6 +21,7 @@ export function toRgd(entry: CatalogEntry, instances: number): api.Rgd {
     instances,
     createdAt: entry.createdAt,
     updatedAt: entry.updatedAt,
+    lastIssuedRevision: entry.lastIssuedRevision,
   };
 }
 

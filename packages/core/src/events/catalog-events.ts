@@ -18,9 +18,22 @@ export function publishCatalogChanges(catalog: Pick<Catalog, 'onChange'>, events
       { type: 'rgd_update', name: entry.name, ...(entry.project ? { project: entry.project } : {}), data: update },
       { type: 'counts_changed', data: {} },
     ];
-    // Replicas watching one cluster see the same RGD revision: one of them publishes.
-    publishAll(events, list, { claim: `rgd:${entry.name}:${entry.revision}:${action}` }).catch((err) =>
+    // Replicas watching one cluster see the same RGD version and revision number: one of them publishes.
+    publishAll(events, list, { claim: `rgd:${entry.name}:${entry.revision}:${entry.lastIssuedRevision}:${action}` }).catch((err) =>
       logger.warn({ err, rgd: entry.name }, 'could not publish catalog events'),
     );
+  });
+}
+
+/**
+ * Turns recorded RGD revisions into `revision_update` (§11.1), for those who may see the RGD (the catalog's rule,
+ * decided per receiver at send time like `rgd_update`). Every replica learns of a revision; the claim names it
+ * the same everywhere, so one of them publishes.
+ */
+export function publishRevisionChanges(catalog: Pick<Catalog, 'onRevision'>, events: EventsService, logger: Logger): Disposable {
+  return catalog.onRevision((notice) => {
+    const update: api.RevisionUpdate = { action: notice.action, rgdName: notice.rgdName, revision: notice.revision, ...(notice.project ? { projectId: notice.project } : {}) };
+    const event: DomainEvent = { type: 'revision_update', name: notice.rgdName, ...(notice.project ? { project: notice.project } : {}), data: update };
+    publishAll(events, [event], { claim: notice.claim }).catch((err) => logger.warn({ err, rgd: notice.rgdName }, 'could not publish a revision event'));
   });
 }

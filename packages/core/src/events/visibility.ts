@@ -16,6 +16,7 @@ export function eventResourceType(event: DomainEvent): EventResourceType | undef
     case 'deploy_progress':
       return 'instances';
     case 'rgd_update':
+    case 'revision_update':
       return 'rgds';
     default:
       return undefined;
@@ -33,7 +34,9 @@ function eventVisibility(authz: Authorizer, catalog: CatalogService): (actor: Ac
     if (type === 'instances') return event.object !== undefined ? authz.can(actor, 'get', event.object) : authz.isServerAdmin(actor);
     const name = event.name ?? '';
     const rgd = (event.data as { rgd?: Rgd } | undefined)?.rgd;
-    const entry = catalog.entry(name) ?? (rgd && { name, category: rgd.category, project: event.project });
+    // A revision removed with its RGD: the RGD is gone, so only a holder of the whole project's (or every) RGDs sees it.
+    const gone = event.type === 'revision_update' ? { name, category: '*', project: event.project } : undefined;
+    const entry = catalog.entry(name) ?? (rgd && { name, category: rgd.category, project: event.project }) ?? gone;
     return entry !== undefined && catalog.visibleTo(actor, entry as never);
   };
 }

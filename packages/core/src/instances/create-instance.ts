@@ -13,7 +13,6 @@ import { manifestPath } from './gitops.js';
 import type { InstanceIndex } from './index-types.js';
 import { describeKey, shortName, timestamp, type InstanceAccess } from './instance-access.js';
 import { instanceAnnotations, instanceManifest, toInstance } from './instance-resource.js';
-import { timelineAnnotation, withEntry } from './timeline.js';
 
 export interface CreateInstanceDeps {
   cluster: Cluster;
@@ -36,7 +35,7 @@ export async function checkNameFree(deps: Pick<CreateInstanceDeps, 'index' | 'ac
   }
 }
 
-/** The custom resource a create writes, exactly: labels, annotations, the spec with defaults, its first timeline entry. */
+/** The custom resource a create writes, exactly: labels, annotations, the spec with defaults. */
 export function creationManifest({ entry, key, project, spec, mode }: CreationPlan, actor: Actor): KubeObject {
   const manifest = instanceManifest({
     apiVersion: entry.apiVersion,
@@ -49,12 +48,6 @@ export function creationManifest({ entry, key, project, spec, mode }: CreationPl
     createdBy: actor.id,
     createdAt: timestamp(),
     spec,
-  });
-  manifest.metadata.annotations![timelineAnnotation] = withEntry([], {
-    timestamp: manifest.metadata.annotations![instanceAnnotations.createdAt],
-    type: 'created',
-    actor: actor.id,
-    message: `created ${entry.kind} ${shortName(key)} from rgd ${entry.name} (${mode})`,
   });
   return manifest;
 }

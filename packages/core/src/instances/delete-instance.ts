@@ -4,30 +4,18 @@ import { isPorticoError, notFound } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { Cluster } from '../ports/cluster.js';
 import type { InstanceKey } from '../types.js';
-import type { IndexedInstance, InstanceIndex } from './index-types.js';
-import { describeKey, shortName, timestamp, type InstanceAccess } from './instance-access.js';
+import type { HistoryWrites } from './history-writes.js';
+import type { InstanceIndex } from './index-types.js';
+import { describeKey, shortName, type InstanceAccess } from './instance-access.js';
 import { toInstance } from './instance-resource.js';
-import { readTimeline, timelineAnnotation, withEntry } from './timeline.js';
 
 interface DeleteInstanceDeps {
   cluster: Cluster;
   logger: Logger;
   index: InstanceIndex;
   access: InstanceAccess;
-}
-
-/** Best effort: a deletion is not refused because its history entry could not be written. */
-async function recordDeletion({ cluster, logger }: DeleteInstanceDeps, actor: Actor, item: IndexedInstance) {
-  const entry = { timestamp: timestamp(), type: 'deleted' as const, actor: actor.id, message: 'deletion requested' };
-  try {
-    const { name, namespace } = item.object.metadata;
-    const current = (await cluster.get(item.ref, name, namespace)) ?? item.object;
-    const entries = readTimeline(current);
-    const resourceVersion = current.metadata.resourceVersion;
-    await cluster.patch(item.ref, name, { metadata: { annotations: { [timelineAnnotation]: withEntry(entries, entry) } } }, { namespace, resourceVersion });
-  } catch (err) {
-    logger.warn({ err, instance: item.id }, 'could not record the deletion in the instance timeline');
-  }
+  /** Records who asked for the deletion (and its commit) in the instance's history. */
+  history?: HistoryWrites;
 }
 
 /** A deletion (or, for Git modes, the manifest's removal); the answer is the instance on its way out. */
@@ -39,10 +27,15 @@ export async function deleteInstance(deps: DeleteInstanceDeps, actor: Actor, key
   const mode = item.instance.deploymentMode;
   if (mode !== 'direct') {
     const sha = await access.commitManifest({ project: item.project, key }, undefined, `Delete ${key.kind} ${shortName(key)} in project ${item.project}\n\nRequested by ${actor.subject} through Portico.`);
+    await deps.history?.committed(key, item.instance, actor.id, sha, 'Deleted');
     // GitOps: removing the file is the deletion; the controller prunes the resource.
-    if (mode === 'gitops') return { ...item.instance, status: { ...item.instance.status, state: 'DELETING' }, health: 'Progressing', gitCommit: sha };
+    if (mode === 'gitops') {
+      await deps.history?.deleting(key, item.instance, actor.id);
+      return { ...item.instance, status: { ...item.instance.status, state: 'DELETING' }, health: 'Progressing', gitCommit: sha };
+    }
   }
-  await recordDeletion(deps, actor, item);
+  // Before the object goes: whoever records the deletion first writes it once, and the request knows who asked.
+  await deps.history?.deleting(key, item.instance, actor.id);
   try {
     await cluster.delete(item.ref, key.name, namespace);
   } catch (err) {

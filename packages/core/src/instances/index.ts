@@ -17,8 +17,11 @@ export { checkCreate, findProject, gitopsRepoSetting, type CreationPlan } from '
 export { createGitWriter, manifestPath, manifestYaml, type GitWriter } from './gitops.js';
 export { eventsForChange, deployProgress, readyResourcesOf, claimOf } from './instance-events.js';
 export { applyMergePatch, mergePatchBetween } from './merge-patch.js';
-export { childrenOf } from './children.js';
-export { createInstanceHistory, maxInstanceEvents } from './instance-history.js';
-export { readTimeline, statusEntry, withEntry, timelineAnnotation, maxTimelineEntries } from './timeline.js';
-export { recordStatusChanges } from './timeline-recorder.js';
+export { childrenOf, groupChildren } from './children.js';
+export { childHealth, worstHealth } from './child-health.js';
+export { createInstanceHistory, maxInstanceEvents, type HistorySubject } from './instance-history.js';
+export { createHistoryStore, historyObjectName, historyRetentionMs, maxHistoryEvents, type HistoryDoc, type HistoryStore } from './history-store.js';
+export { reconcile as reconcileHistory, markDeleted, createdEvent } from './history-entries.js';
+export { recordHistory, type HistoryRecorder } from './history-recorder.js';
+export { timelineOf, historyCsv } from './history-timeline.js';
 export type { InstanceAdmission, InstanceAdmissionReview, InstanceAdmissionResult } from './admission.js';

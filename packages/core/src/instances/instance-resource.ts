@@ -17,6 +17,8 @@ export const instanceAnnotations = {
   gitCommit: 'portico.dev/git-commit',
   updatedBy: 'portico.dev/updated-by',
   updatedAt: 'portico.dev/updated-at',
+  /** The generation a PATCH through Portico produced: the history puts that spec change on `updated-by`. */
+  updatedGeneration: 'portico.dev/updated-generation',
 } as const;
 
 const deploymentModes: readonly api.DeploymentMode[] = ['direct', 'gitops', 'hybrid'];

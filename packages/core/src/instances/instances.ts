@@ -2,7 +2,8 @@ import type { InstanceList } from '@portico/api';
 import type { Catalog } from '../catalog/index.js';
 import type { Informer } from '../cluster/informer-types.js';
 import type { PorticoConfig } from '../config.js';
-import { publishCatalogChanges } from '../events/catalog-events.js';
+import { publishCatalogChanges, publishRevisionChanges } from '../events/catalog-events.js';
+import { notFound } from '../errors.js';
 import { publishAll } from '../events/publish.js';
 import type { Logger } from '../logger.js';
 import type { Cluster, Disposable } from '../ports/cluster.js';
@@ -12,14 +13,18 @@ import type { InstanceAdmission } from './admission.js';
 import { createInstance } from './create-instance.js';
 import { deleteInstance } from './delete-instance.js';
 import { claimOf, eventsForChange } from './instance-events.js';
-import { createInstanceAccess } from './instance-access.js';
+import { createInstanceAccess, describeKey } from './instance-access.js';
 import { createInstanceIndex, type CreateInformer, type IndexedInstance, type InstanceIndex } from './instance-index.js';
-import { createInstanceHistory } from './instance-history.js';
+import { createInstanceHistory, type HistorySubject } from './instance-history.js';
+import { recordHistory, type HistoryRecorder } from './history-recorder.js';
+import { createHistoryStore, isExpired } from './history-store.js';
+import { createHistoryWrites } from './history-writes.js';
+import { instanceObject } from './instance-resource.js';
+import type { InstanceKey } from './instance-key.js';
 import { listPage } from './list-query.js';
 import { createMemberCounts } from './member-counts.js';
 import { patchInstance } from './patch-instance.js';
 import { preflightInstance } from './preflight.js';
-import { recordStatusChanges } from './timeline-recorder.js';
 import { createPageMemo } from '../page-memo.js';
 
 export interface InstancesDeps {
@@ -58,10 +63,31 @@ export function createInstances(deps: InstancesDeps): Instances {
   const access = createInstanceAccess({ index, authz, config, logger });
   const subscriptions: Disposable[] = [];
   const history = createInstanceHistory({ cluster, catalog });
+  const historyStore = createHistoryStore({ cluster, namespace: config.kubernetes.namespace, logger });
+  const revisionOf = (rgdName: string) => catalog.entry(rgdName)?.lastIssuedRevision ?? 0;
+  const historyWrites = createHistoryWrites(historyStore, logger, revisionOf);
+  let recorder: HistoryRecorder | undefined;
   const admissions = new Set<InstanceAdmission>();
   const counts = createMemberCounts(index, authz);
   subscriptions.push(counts);
-  const writes = { cluster, catalog, authz, projects: deps.projects, config, logger, index, access, admissions };
+  const writes = { cluster, catalog, authz, projects: deps.projects, config, logger, index, access, admissions, history: historyWrites };
+
+  /**
+   * What the history routes read: the instance when the caller may see it (its history brought up to date first),
+   * or, once it is gone (or only in Git), its history for as long as it is kept. Otherwise 404, as for the instance.
+   */
+  const historySubject = async (actor: Actor, key: InstanceKey): Promise<HistorySubject> => {
+    const item = index.get(key);
+    if (item && authz.can(actor, 'get', item.rbacObject)) {
+      const doc = item.project && recorder ? await recorder.catchUp(item).catch(() => historyStore.read(key)) : await historyStore.read(key);
+      return { key, item, ...(doc ? { doc } : {}) };
+    }
+    const doc = item ? undefined : await historyStore.read(key);
+    if (doc && (doc.deletedAt || !doc.uid) && !isExpired(doc, new Date()) && authz.can(actor, 'get', instanceObject(doc.project, key))) return { key, doc };
+    throw notFound('instance', describeKey(key));
+  };
+  /** Events and children are the live object's: the instance itself must be there. */
+  const live = (actor: Actor, key: InstanceKey): HistorySubject => ({ key, item: access.getVisible(actor, key) });
 
   const totalResources = (item: IndexedInstance) => catalog.entry(item.instance.rgdName)?.resources.length ?? 0;
 
@@ -77,10 +103,16 @@ export function createInstances(deps: InstancesDeps): Instances {
       return { close: () => void admissions.delete(check) };
     },
 
-    events: (actor, key) => history.events(access.getVisible(actor, key)),
-    timeline: (actor, key) => history.timeline(access.getVisible(actor, key)),
-    children: (actor, key) => history.children(access.getVisible(actor, key)),
-    create: (actor, input) => createInstance(writes, actor, input),
+    events: async (actor, key) => history.events(live(actor, key)),
+    timeline: async (actor, key, source) => history.timeline(await historySubject(actor, key), source),
+    children: async (actor, key) => history.children(access.getVisible(actor, key)),
+    history: async (actor, key) => history.history(await historySubject(actor, key)),
+    historyExport: async (actor, key, format) => history.export(await historySubject(actor, key), format),
+    async create(actor, input) {
+      const instance = await createInstance(writes, actor, input);
+      await historyWrites.created({ namespace: instance.namespace, kind: instance.kind, name: instance.name }, instance);
+      return instance;
+    },
     preflight: (actor, input) => preflightInstance(writes, actor, input),
     list: (actor, query) => listPage(index, authz, actor, query, answeredPages),
     count: (actor) => counts.count(actor),
@@ -106,7 +138,8 @@ export function createInstances(deps: InstancesDeps): Instances {
           );
         }),
         publishCatalogChanges(catalog, deps.events, logger),
-        recordStatusChanges({ cluster, index, logger }),
+        publishRevisionChanges(catalog, deps.events, logger),
+        (recorder = recordHistory({ store: historyStore, index, logger, revisionOf })),
       );
       await index.start();
     },

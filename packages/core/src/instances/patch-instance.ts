@@ -9,8 +9,8 @@ import type { InstanceAdmission } from './admission.js';
 import type { InstanceIndex } from './index-types.js';
 import { describeKey, shortName, timestamp, type InstanceAccess } from './instance-access.js';
 import { instanceAnnotations, instanceManifest, manifestFieldsOf, toInstance } from './instance-resource.js';
+import type { HistoryWrites } from './history-writes.js';
 import { applyMergePatch, mergePatchBetween } from './merge-patch.js';
-import { readTimeline, timelineAnnotation, withEntry } from './timeline.js';
 
 /** Attempts of a PATCH without a client resourceVersion racing other writers (30 concurrent PATCHes all land). */
 const patchAttempts = 50;
@@ -22,6 +22,8 @@ interface PatchInstanceDeps {
   access: InstanceAccess;
   /** The checks every create passes run on every update too, on the object as it would be written. */
   admissions?: Iterable<InstanceAdmission>;
+  /** Records the commits of the Git modes in the instance's history. */
+  history?: HistoryWrites;
 }
 
 /** A merge patch of the spec, validated against the RGD's schema, written (or committed) with a history entry. */
@@ -46,17 +48,14 @@ export async function patchInstance(deps: PatchInstanceDeps, actor: Actor, key: 
     const result = validateValues(schema, merged);
     if (!result.ok) throw validationFailed(result.fields, `the values do not match the schema of rgd "${entry.name}"`);
     const updatedAt = timestamp();
+    const specPatch = mergePatchBetween(current.spec ?? {}, result.value) as Record<string, unknown>;
     const annotations: Record<string, string> = {
       [instanceAnnotations.updatedBy]: actor.id,
       [instanceAnnotations.updatedAt]: updatedAt,
-      // In the same guarded write as the change itself, so the history never records a change that lost a race.
-      [timelineAnnotation]: withEntry(readTimeline(current), {
-        timestamp: updatedAt,
-        type: 'updated',
-        actor: actor.id,
-        message: `spec changed: ${Object.keys(input.spec).join(', ') || 'nothing'}`,
-      }),
     };
+    // A spec change moves the generation by one; naming it in the same guarded write lets the history put that
+    // change, and no later one made around Portico, on this user.
+    if (Object.keys(specPatch).length > 0) annotations[instanceAnnotations.updatedGeneration] = String((current.metadata.generation ?? 1) + 1);
     const mode = item.instance.deploymentMode;
     // What the write would leave: the committed manifest in the Git modes, else the object with the new spec.
     const manifest: KubeObject =
@@ -75,6 +74,7 @@ export async function patchInstance(deps: PatchInstanceDeps, actor: Actor, key: 
         manifest,
         `Update ${key.kind} ${shortName(key)} in project ${item.project}\n\nRequested by ${actor.subject} through Portico.`,
       );
+      await deps.history?.committed(key, item.instance, actor.id, sha, 'Updated');
       // GitOps: Git is the source of truth; the controller applies the commit (a direct patch would be reverted).
       if (mode === 'gitops') return withWarnings({ ...item.instance, spec: result.value, gitCommit: sha });
       annotations[instanceAnnotations.gitCommit] = sha;
@@ -82,7 +82,7 @@ export async function patchInstance(deps: PatchInstanceDeps, actor: Actor, key: 
     const patched = await cluster.patch(
       item.ref,
       key.name,
-      { metadata: { annotations }, spec: mergePatchBetween(current.spec ?? {}, result.value) as Record<string, unknown> },
+      { metadata: { annotations }, spec: specPatch },
       { namespace, resourceVersion: version },
     );
     await index.waitFor(key, { resourceVersion: patched.metadata.resourceVersion ?? '' });

@@ -1,7 +1,8 @@
 import { accountHandlers } from './account.js';
 import { accountsHandlers } from './accounts.js';
 import { authHandlers } from './auth.js';
-import { instanceHistoryHandlers, instancesHandlers } from './instances.js';
+import { instancesHandlers } from './instances.js';
+import { instanceHistoryHandlers } from './instance-history.js';
 import { operationsHandlers } from './operations.js';
 import { projectsHandlers } from './projects.js';
 import { repositoryHandlers } from './repositories.js';

@@ -35,7 +35,7 @@ const keyOf = (params: RouteParams<'getNamespacedInstance' | 'getClusterInstance
   name: params.name,
 });
 
-/** §6 instances: three creation forms onto one domain call; get/patch/delete by {namespace, kind, name}. */
+/** §6 instances: three creation forms onto one domain call; get/patch/delete by {namespace, kind, name}. (§11.2 is instance-history.ts.) */
 export const instancesHandlers = routeHandlers({
   listInstances: ({ portico, actor, query }) => portico.instances.list(actor, query),
   countInstances: ({ portico, actor }) => portico.instances.count(actor),
@@ -52,16 +52,7 @@ export const instancesHandlers = routeHandlers({
   patchClusterInstance: ({ portico, actor, params, body }) =>
     portico.instances.patch(actor, keyOf(params), body),
   deleteClusterInstance: ({ portico, actor, params }) => portico.instances.delete(actor, keyOf(params)),
-});
-
-/** §11: an instance's history on both path families, and the `_`-less aliases of the cluster-scoped paths. */
-export const instanceHistoryHandlers = routeHandlers({
-  namespacedInstanceEvents: ({ portico, actor, params }) => portico.instances.events(actor, keyOf(params)),
-  namespacedInstanceTimeline: ({ portico, actor, params }) => portico.instances.timeline(actor, keyOf(params)),
-  namespacedInstanceChildren: ({ portico, actor, params }) => portico.instances.children(actor, keyOf(params)),
-  clusterInstanceEvents: ({ portico, actor, params }) => portico.instances.events(actor, keyOf(params)),
-  clusterInstanceTimeline: ({ portico, actor, params }) => portico.instances.timeline(actor, keyOf(params)),
-  clusterInstanceChildren: ({ portico, actor, params }) => portico.instances.children(actor, keyOf(params)),
+  // §11.9: the `_`-less aliases of the cluster-scoped paths
   createClusterInstanceAlias: ({ portico, actor, params, body }) => portico.instances.create(actor, formA(params, body)),
   getClusterInstanceAlias: ({ portico, actor, params }) => portico.instances.get(actor, keyOf(params)),
   patchClusterInstanceAlias: ({ portico, actor, params, body }) => portico.instances.patch(actor, keyOf(params), body),

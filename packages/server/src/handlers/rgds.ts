@@ -1,4 +1,3 @@
-import type * as api from '@portico/api';
 import { routeHandlers } from './types.js';
 
 /** §3 catalog. */
@@ -11,4 +10,6 @@ export const rgdsHandlers = routeHandlers({
   rgdSchema: ({ portico, actor, params }) => portico.catalog.formSchema(actor, params.name),
   rgdGraph: ({ portico, actor, params }) => portico.catalog.graph(actor, params.name),
   rgdRevisions: ({ portico, actor, params }) => portico.catalog.revisions(actor, params.name),
+  rgdRevision: ({ portico, actor, params }) => portico.catalog.revision(actor, params.name, params.n),
+  rgdRevisionDiff: ({ portico, actor, params }) => portico.catalog.revisionDiff(actor, params.name, params.a, params.b),
 });

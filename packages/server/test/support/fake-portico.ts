@@ -147,6 +147,8 @@ export function fakePortico(opts: { env?: Record<string, string>; config?: Parti
       formSchema: notFaked('catalog.formSchema'),
       graph: notFaked('catalog.graph'),
       revisions: notFaked('catalog.revisions'),
+      revision: notFaked('catalog.revision'),
+      revisionDiff: notFaked('catalog.revisionDiff'),
     },
     projects: {
       list: () => ({ items: [], totalCount: 0 }),
@@ -195,6 +197,8 @@ export function fakePortico(opts: { env?: Record<string, string>; config?: Parti
       events: notFaked('instances.events'),
       timeline: notFaked('instances.timeline'),
       children: notFaked('instances.children'),
+      history: notFaked('instances.history'),
+      historyExport: notFaked('instances.historyExport'),
       instanceCounts: () => new Map(),
       addAdmission: () => ({ close() {} }),
       indexed: { all: () => [], onChange: () => ({ close() {} }), onKindIndexed: () => ({ close() {} }) },
