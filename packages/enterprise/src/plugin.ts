@@ -2,7 +2,7 @@ import { enterpriseRoutes, type EnterpriseRouteDef } from '@portico/api/enterpri
 import type { Handler, ServerPlugin } from '@portico/server';
 import type { Enterprise } from './enterprise.js';
 import { enterpriseOpenApiYaml } from './openapi.js';
-import { enterpriseHandlers, licenseGated } from './http/handlers.js';
+import { enterpriseHandlers, licenseGate } from './http/handlers.js';
 
 /** What an Enterprise module (audit trail, compliance, its history) serves: handlers of rows of the one table. */
 export interface EnterpriseModule {
@@ -13,7 +13,7 @@ export interface EnterpriseModule {
 
 /**
  * The Enterprise edition as one server plugin: the one Enterprise route table, each row behind the license gate
- * of its feature, the handlers of the license, category and view rows and of the modules, `/readyz`'s
+ * of its feature (answered before the input is read), the handlers of the license, category and view rows and of the modules, `/readyz`'s
  * `postgres` component. (Its RBAC rows, operations and audit hook went to `createPortico`: core-plugin.ts.)
  */
 export function enterprisePlugin(ee: Enterprise, modules: readonly EnterpriseModule[] = []): ServerPlugin {
@@ -25,7 +25,8 @@ export function enterprisePlugin(ee: Enterprise, modules: readonly EnterpriseMod
     name: 'enterprise',
     openApi: enterpriseOpenApiYaml,
     routes: rows,
-    handlers: Object.fromEntries(rows.map((route) => [route.id, licenseGated(ee, route, plain[route.id]!)])),
+    handlers: plain,
+    gates: Object.fromEntries(rows.map((route) => [route.id, licenseGate(ee, route)])),
     readiness: Object.assign({ postgres: () => ee.database.health() }, ...modules.map((m) => m.readiness ?? {})),
     async stop() {
       for (const m of modules) await m.stop?.();

@@ -102,7 +102,7 @@ export function createServer(ossPortico: Portico, opts: CreateServerOptions = {}
   const gated = Object.entries(enterpriseFamilies).filter(([name]) => !servedFamilies.has(name as never)).map(([, family]) => family);
   const gatedFamilyOf = editionGate(gated);
 
-  const entries: RouterEntry[] = served.map((route) => ({ method: route.method, path: route.path, endpoint: routeHandler(portico, route, table.handlers[route.id]!) }));
+  const entries: RouterEntry[] = served.map((route) => ({ method: route.method, path: route.path, endpoint: routeHandler(portico, route, table.handlers[route.id]!, table.gates?.[route.id]) }));
   // An edition's explorer describes what it serves (openapi-enterprise.yaml), the OSS build's the OSS table.
   if (portico.config.swaggerUi) entries.push(...explorerRoutes(plugins.find((p) => p.openApi)?.openApi));
   const router = createRouter(entries);

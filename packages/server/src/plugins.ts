@@ -5,7 +5,7 @@ import type { ServerPlugin } from './plugin.js';
 
 /** Each plugin's routes and handlers as one more route table. */
 export const pluginRouteTables = (plugins: readonly ServerPlugin[]): RouteTable[] =>
-  plugins.map((p) => ({ routes: p.routes ?? [], handlers: p.handlers ?? {} }) as RouteTable);
+  plugins.map((p) => ({ routes: p.routes ?? [], handlers: p.handlers ?? {}, gates: p.gates ?? {} }) as RouteTable);
 
 /** The Portico the handlers see: `/readyz` also asks the plugins' components. */
 export function pluginPortico(portico: Portico, plugins: readonly ServerPlugin[]): Portico {

@@ -1,5 +1,5 @@
 import type { EnterpriseRouteDef, EnterpriseRouteRow } from '@portico/api/enterprise';
-import { tableHandlers, type Handler } from '@portico/server';
+import { tableHandlers, type Handler, type RouteGate } from '@portico/server';
 import type { Enterprise } from '../enterprise.js';
 
 /** Handlers of the license, category and view rows of the Enterprise table, typed from their rows: ONE domain call each. */
@@ -21,18 +21,18 @@ const handlersOf = (ee: Enterprise) =>
 
 /**
  * The license gate of §12.1 in front of a route, from its row: 402 when its feature is not licensed (writes
- * also once the license expired), `X-License-Warning` in the grace period or over the seats. Every signed-in
- * call also counts toward the seats.
+ * also once the license expired), `X-License-Warning` in the grace period or over the seats. It runs before the
+ * route's input is read, so an unlicensed caller hears 402, not a 400 about a body the edition would not take.
+ * Every signed-in call also counts toward the seats.
  */
-export function licenseGated(ee: Enterprise, route: EnterpriseRouteDef, inner: Handler): Handler {
+export function licenseGate(ee: Enterprise, route: EnterpriseRouteDef): RouteGate {
   const access = route.method === 'GET' ? 'read' : 'write';
-  return (call) => {
-    if (call.actor) ee.touch(call.actor);
-    if (route.feature) {
-      const warnings = ee.license.gate(route.feature, access);
-      if (warnings.length > 0) call.reply.setHeader('X-License-Warning', warnings.join(', '));
-    }
-    return inner(call);
+  const { feature } = route;
+  return (actor, reply) => {
+    if (actor) ee.touch(actor);
+    if (!feature) return;
+    const warnings = ee.license.gate(feature, access);
+    if (warnings.length > 0) reply.setHeader('X-License-Warning', warnings.join(', '));
   };
 }
 

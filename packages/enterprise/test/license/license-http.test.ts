@@ -32,6 +32,19 @@ describe('license gate over HTTP (§12.1), signed by the example key', () => {
     expect((await call('GET', '/api/v1/ee/views')).body.details.feature).toBe('views');
   });
 
+  it('unlicensed: a write with a malformed body is still 402, the license decides before the body is read', async () => {
+    for (const [method, path, body] of [
+      ['POST', '/api/v1/categories', { name: '', icon: 42 }],
+      ['POST', '/api/v1/ee/views', 'not an object'],
+      ['PUT', '/api/v1/settings/audit/config', { retentionDays: -1 }],
+      ['POST', '/api/v1/compliance/constraints', {}],
+    ] as const) {
+      const res = await call(method, path, body);
+      expect(res.status, `${method} ${path}`).toBe(402);
+      expect(res.body.code).toBe('LICENSE_REQUIRED');
+    }
+  });
+
   it('a token that does not verify is 400 and changes nothing; forged and alg-swapped ones too', async () => {
     const [header, payload, signature] = issueLicense({ features: ['views'] }).split('.');
     const claims = JSON.parse(Buffer.from(payload, 'base64url').toString());

@@ -35,6 +35,13 @@ export interface Call<K extends RouteId = RouteId> {
 /** A handler returns the response body (or nothing for 204/302). */
 export type Handler = (call: Call<never>) => unknown;
 
+/**
+ * A check of a route that depends on the route and the caller alone (an edition's license): it runs after
+ * authentication and before the route's input is read, so it answers first (402 before a 400 about the body).
+ * It refuses by throwing; it may set headers on the reply.
+ */
+export type RouteGate = (actor: Actor | undefined, reply: Reply) => void;
+
 type Awaitable<T> = T | Promise<T>;
 
 /** Handlers keyed by route id, each typed from its route's schemas: nothing about a route is spelt twice. */

@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Readable } from 'node:stream';
 import type { RouteDef } from '@portico/api';
 import type { Actor, Portico } from '@portico/core';
-import type { Call, Handler, Reply } from '../handlers/types.js';
+import type { Call, Handler, Reply, RouteGate } from '../handlers/types.js';
 import { requestFactsOf } from './operation.js';
 import { authenticate } from './authenticate.js';
 import { countsRequests, rateLimitFor } from './rate-limit.js';
@@ -68,7 +68,7 @@ export const remembersUrls = (route: RouteDef): boolean => route.auth === 'user'
  * rejected, goes to the error mapper; nothing escapes to crash the process. A route that names an operation
  * hands the request's facts to it (core runs the operation hooks, whoever calls).
  */
-export function routeHandler(portico: Portico, route: RouteDef, handler: Handler) {
+export function routeHandler(portico: Portico, route: RouteDef, handler: Handler, gate?: RouteGate) {
   // Worked out once per route, not per request: whether the route's operation has anyone to hand the request's
   // facts to (no hook, no scope), and which rate-limit bucket (if any) it counts against.
   const operation = route.operation !== undefined && portico.operations.observed;
@@ -90,10 +90,11 @@ export function routeHandler(portico: Portico, route: RouteDef, handler: Handler
     try {
       const actor: Actor | undefined = signedIn ? await authenticate(portico, req) : undefined;
       if (limited) await rateLimitFor(portico.limits, route, { ip, actor }, res);
+      const reply = new ReplyState();
+      gate?.(actor, reply);
       const { params, query } = urlInput(req as PolkaRequest, rawParams);
       const pendingBody = bodyFor(req, route);
       const body = isThenable(pendingBody) ? await pendingBody : pendingBody;
-      const reply = new ReplyState();
       // The values were parsed by this very route's schemas, which is what the handler's types say they are.
       const call = { portico, actor: actor as Actor, params, query, body, request: { ip, requestId }, reply } as unknown as Call<never>;
       const answer = operation ? withRequestFacts(requestFactsOf(route, req, { ip, requestId }), () => handler(call)) : handler(call);

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { RouteDef } from '@portico/api';
-import type { Handler } from '../handlers/types.js';
+import type { Handler, RouteGate } from '../handlers/types.js';
 import { isParamSegment, orderRoutes } from './route-paths.js';
 
 /**
@@ -11,6 +11,8 @@ import { isParamSegment, orderRoutes } from './route-paths.js';
 export interface RouteTable {
   routes: readonly RouteDef[];
   handlers: Readonly<Record<string, Handler>>;
+  /** Checks by route id that run before the route's input is read (see RouteGate). */
+  gates?: Readonly<Record<string, RouteGate>>;
 }
 
 /** What runs for a matched path: raw (still URI-encoded) parameter values by name. */
@@ -152,6 +154,7 @@ function paramsOf(names: readonly (string | undefined)[], segments: readonly str
 export function mergeTables(tables: readonly RouteTable[]): RouteTable {
   const routes: RouteDef[] = [];
   const handlers: Record<string, Handler> = {};
+  const gates: Record<string, RouteGate> = {};
   const ids = new Set<string>();
   for (const table of tables) {
     for (const route of table.routes) {
@@ -163,6 +166,7 @@ export function mergeTables(tables: readonly RouteTable[]): RouteTable {
       if (handlers[id]) throw new Error(`route "${id}" has a handler in two route tables`);
       handlers[id] = handler;
     }
+    Object.assign(gates, table.gates);
   }
-  return { routes, handlers };
+  return { routes, handlers, gates };
 }
