@@ -40,12 +40,13 @@ describe.each(clusterModes)('no secret value leaves in the trail, exports, logs 
   const sockets: Client[] = [];
   afterAll(() => sockets.forEach((s) => s.socket.close()));
 
-  it('secrets created and updated, an instance created and patched with credentials in its values: none of the values is anywhere', async () => {
+  it('secrets created and updated (both path families), a sign-in provider created and its client secret rotated, an instance created and patched with credentials in its values: none of the values is anywhere', async () => {
     const values = {
       secretCreated: planted('secret-create'), secretFile: planted('secret-file'), secretUpdated: planted('secret-update'),
       dbPassword: planted('DB_PASSWORD'), apiToken: planted('apiToken'), clientSecret: planted('clientSecret'), nested: planted('nested-password'),
       patchedToken: planted('patched-apiToken'), patchedNested: planted('patched-nested-password'),
       fieldCreated: planted('field-secret-create'), fieldUpserted: planted('field-secret-upsert'),
+      providerSecret: planted('provider-clientSecret'), providerRotated: planted('provider-clientSecret-rotated'),
     };
     const ticket = await admin.post<{ ticket: string }>('/api/v1/ws/ticket');
     const socket = await connect(`${ee.wsBase}/ws?ticket=${ticket.body.ticket}`);
@@ -53,6 +54,7 @@ describe.each(clusterModes)('no secret value leaves in the trail, exports, logs 
     socket.send({ type: 'subscribe', data: { resourceType: 'instances' } });
     await socket.next((f) => f.type === 'subscribed');
 
+    const outputs: Record<string, string> = {};
     const project = uniqueName('vault');
     expect((await admin.post('/api/v1/projects', { name: project, destinations: [{ namespace: 'dev' }] })).status).toBe(201);
     const secret = uniqueName('db-credentials');
@@ -67,6 +69,19 @@ describe.each(clusterModes)('no secret value leaves in the trail, exports, logs 
     const fieldSecret = uniqueName('api-token');
     expect((await admin.post(`/api/v1/secrets?project=${project}`, { name: fieldSecret, namespace: 'dev', data: { note: values.fieldCreated } })).status).toBe(201);
     expect((await admin.put(`/api/v1/secrets/${fieldSecret}?project=${project}`, { namespace: 'dev', data: { note: values.fieldUpserted } })).status).toBe(200);
+
+    // A sign-in provider (§11.6): its client secret is a secret body wherever it travels.
+    const provider = uniqueName('corp-sso');
+    const providerBody = {
+      name: provider, issuerURL: 'https://login.example.com', clientID: 'portico', clientSecret: values.providerSecret,
+      redirectURL: 'https://portico.example.com/api/v1/auth/oidc/callback', scopes: ['openid', 'email'],
+    };
+    const made0 = await admin.post('/api/v1/settings/sso/providers', providerBody);
+    expect(made0.status, JSON.stringify(made0.body)).toBe(201);
+    const { name: _name, ...change } = { ...providerBody, clientSecret: values.providerRotated };
+    const rotated = await admin.put(`/api/v1/settings/sso/providers/${provider}`, change);
+    expect(rotated.status, JSON.stringify(rotated.body)).toBe(200);
+    outputs.providerAnswers = JSON.stringify([made0.body, rotated.body, (await admin.get(`/api/v1/settings/sso/providers/${provider}`)).body]);
 
     const app = uniqueName('app');
     const made = await admin.post(`/api/v1/namespaces/dev/instances/CredentialsApp`, {
@@ -91,8 +106,11 @@ describe.each(clusterModes)('no secret value leaves in the trail, exports, logs 
       expect.objectContaining({ resource: 'instances', action: 'create', name: app }),
       expect.objectContaining({ resource: 'instances', action: 'update', name: app }),
     ]));
+    const providerEvents = await admin.get<{ events: { action: string; name: string }[] }>(`/api/v1/audit/events?pageSize=200&resource=sso-providers`);
+    expect(providerEvents.body.events.filter((e) => e.name === provider).map((e) => e.action).sort()).toEqual(['create', 'update']);
 
-    const outputs: Record<string, string> = { logs: logs.text(), frames: JSON.stringify(socket.frames) };
+    outputs.logs = logs.text();
+    outputs.frames = JSON.stringify(socket.frames);
     for (const prefix of ['/api/v1/audit', '/api/v1/settings/audit']) {
       outputs[`${prefix}/events`] = JSON.stringify((await admin.get(`${prefix}/events?pageSize=200`)).body);
       for (const format of ['csv', 'ndjson']) {
