@@ -156,6 +156,10 @@ export interface CreateInstanceInput {
   rgdName?: string;
   values: Record<string, unknown>;
   deploymentMode?: string;
+  /** §13, Git modes: a repository of the project, and where in it (defaults: its default branch, the standard path). */
+  repositoryId?: string;
+  gitBranch?: string;
+  gitPath?: string;
 }
 
 /** §11.4: a preflight as the paths give it: the kind, the namespace on the namespaced path, and the body as sent. */

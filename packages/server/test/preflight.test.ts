@@ -110,7 +110,7 @@ describe.each(clusterModes)('preflight (%s cluster)', (mode) => {
     const postgres = { values: { databaseName: 'shop', passwordSecret: 'shop-db' } };
     failsAt(answer(await developer.post('/api/v1/namespaces/dev/instances/PostgresDatabase/preflight', body({ ...postgres, deploymentMode: 'hybrid' }))), 'deploymentMode', /does not allow deployment mode "hybrid"/);
     failsAt(answer(await developer.post(path, body({ deploymentMode: 'sideways' }))), 'deploymentMode', /deploymentMode must be one of/);
-    failsAt(answer(await developer.post(path, body({ deploymentMode: 'gitops' }))), 'deploymentMode', /needs a GitOps repository: set PORTICO_GITOPS_REPO/);
+    failsAt(answer(await developer.post(path, body({ deploymentMode: 'gitops' }))), 'deploymentMode', /needs a GitOps repository: give repositoryId/);
   });
 
   it('fails at `name` for a name that is taken', async () => {

@@ -19,6 +19,9 @@ interface CreateOptions {
   setString?: string[];
   file?: string;
   mode?: DeploymentMode;
+  repo?: string;
+  branch?: string;
+  path?: string;
   dryRun?: boolean;
   output?: string;
   wait?: boolean;
@@ -84,6 +87,9 @@ export function registerInstanceCreate(instance: Command, app: App): void {
   )
     .option('-f, --file <values.yaml>', 'values from a YAML or JSON file (--set wins)')
     .addOption(new Option('--mode <mode>', 'deployment mode').choices(['direct', 'gitops', 'hybrid']))
+    .option('--repo <id>', 'gitops/hybrid: the project\'s repository to push to (see portico repo list)')
+    .option('--branch <branch>', 'gitops/hybrid: the branch (default: the repository\'s)')
+    .option('--path <path>', 'gitops/hybrid: the file in the repository (default: <project>/<namespace>/<Kind>/<name>.yaml)')
     .option('--dry-run', 'run every check of the create on the server (preflight) and write nothing; exit 1 when it would fail')
     .option('-o, --output <format>', 'with --dry-run: table, wide, json or yaml', 'table')
     .option('--wait', 'wait until the instance is Healthy (exit 0) or Unhealthy/Degraded (exit 4)')
@@ -91,6 +97,7 @@ export function registerInstanceCreate(instance: Command, app: App): void {
     .action(async (kind: string, name: string, opts: CreateOptions, cmd: Command) => {
       const { io } = app;
       const timeoutMs = parseDuration(opts.timeout);
+      if ((opts.repo || opts.branch || opts.path) && opts.mode !== 'gitops' && opts.mode !== 'hybrid') throw usageError('--repo, --branch and --path go with --mode gitops or hybrid');
       const { client } = await app.session(cmd);
       const project = await needProject(io, client, opts.project, '-p, --project');
       const rgd = await rgdForKind(client, kind);
@@ -100,9 +107,11 @@ export function registerInstanceCreate(instance: Command, app: App): void {
       if (!opts.dryRun && opts.output !== 'table') throw usageError('-o goes with --dry-run');
       if (opts.dryRun) return dryRunCreate(io, client, { kind, name, project, namespace, values: await valuesAsGiven(opts), deploymentMode: opts.mode }, formatOf(opts));
       const values = await collectValues(io, detail.schema as JsonSchemaNode, opts);
-      const created = await client.instances.create({ kind, name, project, namespace, values, deploymentMode: opts.mode });
+      const git = { ...(opts.repo && { repositoryId: opts.repo }), ...(opts.branch && { gitBranch: opts.branch }), ...(opts.path && { gitPath: opts.path }) };
+      const created = await client.instances.create({ kind, name, project, namespace, values, deploymentMode: opts.mode, ...git });
       const where = created.namespace ? ` in ${created.namespace}` : '';
       io.out(`instance ${created.kind}/${created.name} created${where} (project ${created.project}, mode ${created.deploymentMode})\n`);
+      if (created.gitInfo) io.out(`pushed ${created.gitInfo.commitSha.slice(0, 12)} to ${created.gitInfo.repositoryUrl} ${created.gitInfo.branch}:${created.gitInfo.path}\n`);
       for (const line of warningLines(created.details?.warnings)) io.err(`${line}\n`);
       if (!opts.wait) return;
       const ref = { kind: created.kind, name: created.name, namespace: created.namespace, project: created.project };

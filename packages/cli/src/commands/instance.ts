@@ -44,6 +44,20 @@ function instanceTable(app: App, items: Instance[], wide = false): string {
   );
 }
 
+/** §13: where a Git-mode instance lives, and whether the cluster still matches Git. */
+function gitRows(i: Instance): [string, string][] {
+  if (!i.gitInfo && i.gitopsDrift === undefined) return [];
+  const where: [string, string][] = i.gitInfo
+    ? [
+        ['Repository', `${i.gitInfo.repositoryId} (${i.gitInfo.repositoryUrl})`],
+        ['Git file', `${i.gitInfo.branch}:${i.gitInfo.path}`],
+        ['Git commit', i.gitInfo.commitUrl ?? (i.gitInfo.commitSha || '-')],
+      ]
+    : [];
+  const drift = i.gitopsDrift ? `DRIFTED since ${i.driftedAt ?? '-'}: the live spec differs from Git (-o yaml shows desiredSpec)` : 'none: the live spec matches Git';
+  return [...where, ['Drift', drift]];
+}
+
 function instanceDetails(app: App, i: Instance): string {
   const opts = tableOptions(app.io);
   const p = palette(app.io.color);
@@ -57,6 +71,7 @@ function instanceDetails(app: App, i: Instance): string {
       ['Health', statusColor(p, i.health)],
       ['State', i.status.state || '-'],
       ['Deployment mode', i.deploymentMode],
+      ...gitRows(i),
       ['Created', `${i.createdAt} by ${i.createdBy}`],
       ['Updated', i.updatedAt],
       ['Labels', list(Object.entries(i.labels).map(([k, v]) => `${k}=${v}`))],

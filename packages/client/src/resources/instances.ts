@@ -37,6 +37,13 @@ export interface InstancesApi {
 
 const isClusterScoped = (ref: { namespace?: string }) => ref.namespace === undefined || ref.namespace === '';
 
+/** §13: the repository of a Git-mode create and where in it, only those given. */
+const gitFieldsOf = (input: { repositoryId?: string; gitBranch?: string; gitPath?: string }) => ({
+  ...(input.repositoryId !== undefined && { repositoryId: input.repositoryId }),
+  ...(input.gitBranch !== undefined && { gitBranch: input.gitBranch }),
+  ...(input.gitPath !== undefined && { gitPath: input.gitPath }),
+});
+
 export const instancesApi = (call: Transport): InstancesApi => {
   const createFlat: InstancesApi['createFlat'] = (input, opts) =>
     call(
@@ -49,6 +56,7 @@ export const instancesApi = (call: Transport): InstancesApi => {
           projectId: input.project,
           spec: input.values ?? {},
           deploymentMode: input.deploymentMode,
+          ...gitFieldsOf(input),
         },
       },
       opts,
@@ -59,6 +67,7 @@ export const instancesApi = (call: Transport): InstancesApi => {
     project: input.project,
     values: input.values ?? {},
     deploymentMode: input.deploymentMode,
+    ...gitFieldsOf(input),
   });
   const createNamespaced: InstancesApi['createNamespaced'] = (input, opts) =>
     call('createNamespacedInstance', { params: { namespace: input.namespace, kind: input.kind }, body: byKindBody(input) }, opts);

@@ -4,7 +4,7 @@ import type { Catalog, CatalogEntry } from '../catalog/index.js';
 import { validateValues } from '../catalog/index.js';
 import type { Informer } from '../cluster/informer-types.js';
 import type { PorticoConfig } from '../config.js';
-import { PorticoError, badRequest, conflict, forbidden, notFound, unprocessable, validationFailed } from '../errors.js';
+import { PorticoError, badRequest, conflict, forbidden, notFound, validationFailed } from '../errors.js';
 import type { KubeObject } from '../ports/cluster.js';
 import { destinationAllows } from '../projects/destinations.js';
 import { projectSpecOf } from '../projects/project-resource.js';
@@ -19,6 +19,8 @@ export interface CreationPlan {
   /** Validated values with the schema's defaults applied: the instance spec. */
   spec: Record<string, unknown>;
   mode: DeploymentMode;
+  /** §13: the repository, branch and path a Git-mode create asked for. */
+  git: { repositoryId?: string; gitBranch?: string; gitPath?: string };
 }
 
 interface CreateCheckDeps {
@@ -123,14 +125,15 @@ export function checkCreate(deps: CreateCheckDeps, actor: Actor, input: CreateIn
       allowedModes: entry.allowedDeploymentModes,
     });
   }
-  if (mode !== 'direct' && !config.gitopsRepo) {
-    throw unprocessable(`deployment mode "${mode}" needs a GitOps repository: set ${gitopsRepoSetting}`, {
+  // §13: a Git mode goes through a repository of the project (which one is checked when it is read, see create-instance).
+  if (mode !== 'direct' && !input.repositoryId && !config.gitopsRepo) {
+    throw badRequest(`deployment mode "${mode}" needs a GitOps repository: give repositoryId, a repository of project "${input.project}"`, {
+      repositoryId: 'required',
       deploymentMode: mode,
-      requestedMode: mode,
-      allowedModes: entry.allowedDeploymentModes,
-      setting: gitopsRepoSetting,
+      project: input.project,
     });
   }
+  const git = { repositoryId: input.repositoryId, gitBranch: input.gitBranch, gitPath: input.gitPath };
 
-  return { entry, key, project: input.project, spec: result.value, mode };
+  return { entry, key, project: input.project, spec: result.value, mode, git };
 }

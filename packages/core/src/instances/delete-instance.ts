@@ -6,7 +6,7 @@ import type { Cluster } from '../ports/cluster.js';
 import type { InstanceKey } from '../types.js';
 import type { HistoryWrites } from './history-writes.js';
 import type { InstanceIndex } from './index-types.js';
-import { describeKey, shortName, type InstanceAccess } from './instance-access.js';
+import { commitMessage, describeKey, type InstanceAccess } from './instance-access.js';
 import { toInstance } from './instance-resource.js';
 
 interface DeleteInstanceDeps {
@@ -26,12 +26,14 @@ export async function deleteInstance(deps: DeleteInstanceDeps, actor: Actor, key
   const namespace = key.namespace || undefined;
   const mode = item.instance.deploymentMode;
   if (mode !== 'direct') {
-    const sha = await access.commitManifest({ project: item.project, key }, undefined, `Delete ${key.kind} ${shortName(key)} in project ${item.project}\n\nRequested by ${actor.subject} through Portico.`);
-    await deps.history?.committed(key, item.instance, actor.id, sha, 'Deleted');
+    // Git first (the one step that can fail and be left undone): the file goes in a pushed commit, or nothing happens.
+    const placement = access.placementOf(item.object, item.project, key);
+    const pushed = await access.commitManifest(item.project, placement, undefined, commitMessage('Delete', key, item.project, actor));
+    await deps.history?.committed(key, item.instance, actor.id, pushed.sha, 'Deleted');
     // GitOps: removing the file is the deletion; the controller prunes the resource.
     if (mode === 'gitops') {
       await deps.history?.deleting(key, item.instance, actor.id);
-      return { ...item.instance, status: { ...item.instance.status, state: 'DELETING' }, health: 'Progressing', gitCommit: sha };
+      return { ...item.instance, status: { ...item.instance.status, state: 'DELETING' }, health: 'Progressing', gitCommit: pushed.sha };
     }
   }
   // Before the object goes: whoever records the deletion first writes it once, and the request knows who asked.

@@ -14,7 +14,8 @@ export {
   type NewInstance,
 } from './instance-resource.js';
 export { checkCreate, findProject, gitopsRepoSetting, type CreationPlan } from './create-checks.js';
-export { createGitWriter, manifestPath, manifestYaml, type GitWriter } from './gitops.js';
+export { manifestPath, manifestYaml } from './gitops.js';
+export { gitAnnotations, gitFieldsOf, gitLabels, placementOf } from './git-fields.js';
 export { eventsForChange, deployProgress, readyResourcesOf, claimOf } from './instance-events.js';
 export { applyMergePatch, mergePatchBetween } from './merge-patch.js';
 export { childrenOf, groupChildren } from './children.js';

@@ -3,6 +3,7 @@ import type { KubeObject } from '../ports/cluster.js';
 import type { InstanceKey } from '../types.js';
 import { rbacObject } from '@portico/api';
 import { instanceHealth } from './health.js';
+import { gitFieldsOf } from './git-fields.js';
 
 /** Labels and annotations Portico puts on the instances it creates. */
 export const instanceLabels = {
@@ -112,7 +113,7 @@ export function toInstance(obj: KubeObject, ctx: InstanceContext): api.Instance 
   };
   const commit = annotations[instanceAnnotations.gitCommit];
   if (commit) instance.gitCommit = commit;
-  return instance;
+  return Object.assign(instance, gitFieldsOf(obj, instance.deploymentMode));
 }
 
 export interface NewInstance {

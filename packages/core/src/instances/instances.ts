@@ -9,6 +9,7 @@ import type { Logger } from '../logger.js';
 import type { Cluster, Disposable } from '../ports/cluster.js';
 import type { Authorizer, EventsService, InstancesService } from '../types.js';
 import type { Actor } from '../actor.js';
+import { localGitDeployments, type GitDeployments } from '../repositories/index.js';
 import type { InstanceAdmission } from './admission.js';
 import { createInstance } from './create-instance.js';
 import { deleteInstance } from './delete-instance.js';
@@ -37,6 +38,8 @@ export interface InstancesDeps {
   config: PorticoConfig;
   logger: Logger;
   createInformer: CreateInformer;
+  /** §13: Git-mode deployments through the projects' repositories (default: the development repository alone, when set). */
+  git?: GitDeployments;
 }
 
 export interface Instances extends InstancesService {
@@ -60,7 +63,7 @@ export function createInstances(deps: InstancesDeps): Instances {
   const { cluster, catalog, authz, config } = deps;
   const logger = deps.logger.child({ module: 'instances' });
   const index = createInstanceIndex({ cluster, catalog, createInformer: deps.createInformer, logger: deps.logger });
-  const access = createInstanceAccess({ index, authz, config, logger });
+  const access = createInstanceAccess({ index, authz, git: deps.git ?? localGitDeployments(config, logger) });
   const subscriptions: Disposable[] = [];
   const history = createInstanceHistory({ cluster, catalog });
   const historyStore = createHistoryStore({ cluster, namespace: config.kubernetes.namespace, logger });

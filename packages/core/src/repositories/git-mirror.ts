@@ -13,7 +13,10 @@ import { runGit, type GitResult } from './git-run.js';
 export interface GitMirror {
   /** Fetches the branch; its tip, or undefined when the remote has no branches at all (a new, empty repository). */
   fetch(session: RemoteSession, branch: string): Promise<string | undefined>;
-  readFile(tip: string | undefined, file: string): Promise<{ content?: string; commit?: string }>;
+  /** The branch's tip as this copy last saw it (fetched or pushed here); undefined when it has not seen it. */
+  knownTip(branch: string): Promise<string | undefined>;
+  /** The file at `tip`; with `withCommit`, also the last commit that touched it (a history walk: reads only). */
+  readFile(tip: string | undefined, file: string, withCommit?: boolean): Promise<{ content?: string; commit?: string }>;
   /** A commit with `file` set (removed when undefined) on top of `tip`; undefined when the tree would not change. */
   commit(tip: string | undefined, file: string, content: string | undefined, message: string): Promise<string | undefined>;
   /** `ok`, `stale` (the branch moved: fetch and redo), or `refused` with the remote's reason. */
@@ -75,11 +78,11 @@ export function createGitMirror(root: string, url: string, timeoutMs: number): G
 
     hasBranches,
 
-    async readFile(tip, file) {
+    async readFile(tip, file, withCommit = false) {
       if (!tip) return {};
       const listed = await local(['ls-tree', '-z', tip, '--', file]);
       const match = /^\d+ blob ([0-9a-f]+)\t/.exec(listed);
-      const commit = await local(['log', '-1', '--format=%H', tip, '--', file]);
+      const commit = withCommit ? await local(['log', '-1', '--format=%H', tip, '--', file]) : undefined;
       if (!match) return commit ? { commit } : {};
       return { content: await catBlob(match[1]!), ...(commit ? { commit } : {}) };
     },
@@ -89,7 +92,8 @@ export function createGitMirror(root: string, url: string, timeoutMs: number): G
       const env = { GIT_INDEX_FILE: index };
       try {
         await local(tip ? ['read-tree', tip] : ['read-tree', '--empty'], { env });
-        if (content === undefined) await local(['update-index', '--force-remove', '--', file], { env });
+        // Mode 0 removes the entry (`--force-remove` wants a work tree, and a bare copy has none).
+        if (content === undefined) await local(['update-index', '--index-info'], { env, input: `0 ${'0'.repeat(40)}\t${file}\n` });
         else {
           const blob = await local(['hash-object', '-w', '--stdin'], { input: content });
           await local(['update-index', '--add', '--cacheinfo', `100644,${blob},${file}`], { env });
@@ -102,11 +106,23 @@ export function createGitMirror(root: string, url: string, timeoutMs: number): G
       }
     },
 
+    async knownTip(branch) {
+      await init();
+      const r = await runGit(['rev-parse', '--verify', '-q', `${trackingRef(branch)}^{commit}`], { env: localEnv, timeoutMs });
+      return r.code === 0 ? r.stdout.trim() : undefined;
+    },
+
     async push(session, commit, branch) {
       const r = await remote(session, ['push', '--porcelain', '--quiet', session.gitUrl, `${commit}:refs/heads/${branch}`]);
-      if (r.code === 0) return { outcome: 'ok' } as const;
+      if (r.code === 0) {
+        // What the remote now has: the next write starts from it without a fetch (a stale guess only costs a retry).
+        await local(['update-ref', trackingRef(branch), commit]);
+        return { outcome: 'ok' } as const;
+      }
       const line = r.stdout.split('\n').find((l) => l.startsWith('!')) ?? '';
+      // Overtaken: before sending (the remote's tip moved since the fetch) or while the remote updated its ref.
       if (/\[rejected\]/.test(line) && /fetch first|non-fast-forward|stale info/.test(line)) return { outcome: 'stale' } as const;
+      if (/\[remote rejected\]/.test(line) && /failed to update ref|cannot lock ref|failed to lock/.test(line)) return { outcome: 'stale' } as const;
       const reason = /\[remote rejected\] \((.*)\)/.exec(line)?.[1] ?? /\[rejected\] \((.*)\)/.exec(line)?.[1];
       if (reason !== undefined) return { outcome: 'refused', reason, result: r } as const;
       throw new RemoteFailure(r);

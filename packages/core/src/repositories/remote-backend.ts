@@ -56,14 +56,19 @@ export function createRemoteBackends(deps: RemoteBackendDeps): (remote: Remote) 
       throw err;
     };
 
-    const writeOnce = async (session: RemoteSession, mirror: GitMirror, branch: string, change: GitChange): Promise<GitWriteResult | 'stale'> => {
-      const tip = await mirror.fetch(session, branch);
+    /**
+     * One attempt. The first starts from the tip this copy last saw (its own last push, usually): if the remote
+     * has moved on since, the push is refused as stale and the next attempt fetches. A push that lands proves its
+     * base was the remote's tip, so the `absent` check made on that base was made on the remote's tree.
+     */
+    const writeOnce = async (session: RemoteSession, mirror: GitMirror, branch: string, change: GitChange, fresh: boolean): Promise<GitWriteResult | 'stale'> => {
+      const tip = (fresh ? undefined : await mirror.knownTip(branch)) ?? (await mirror.fetch(session, branch));
       const current = await mirror.readFile(tip, change.path);
       if (change.expect === 'absent' && current.content !== undefined) {
         throw conflict(`${change.path} already exists on branch ${branch}`, { gitPath: change.path, branch });
       }
       const commit = await mirror.commit(tip, change.path, change.content, change.message);
-      if (!commit) return { sha: current.commit ?? tip ?? '', changed: false };
+      if (!commit) return { sha: (await mirror.readFile(tip, change.path, true)).commit ?? tip ?? '', changed: false };
       const pushed = await mirror.push(session, commit, branch);
       if (pushed.outcome === 'ok') return { sha: commit, changed: true };
       if (pushed.outcome === 'stale') return 'stale';
@@ -78,7 +83,7 @@ export function createRemoteBackends(deps: RemoteBackendDeps): (remote: Remote) 
           withRemote(remote, deps.guard, { timeoutMs: deps.timeoutMs }, async (session) => {
             try {
               for (let attempt = 1; attempt <= deps.attempts; attempt++) {
-                const result = await writeOnce(session, mirror, branch, change);
+                const result = await writeOnce(session, mirror, branch, change, attempt > 1);
                 if (result !== 'stale') return result;
               }
             } catch (err) {
@@ -94,7 +99,7 @@ export function createRemoteBackends(deps: RemoteBackendDeps): (remote: Remote) 
         return deps.lock.inLine(lockKey(branch), () =>
           withRemote(remote, deps.guard, { timeoutMs: deps.timeoutMs }, async (session) => {
             try {
-              return await mirror.readFile(await mirror.fetch(session, branch), path);
+              return await mirror.readFile(await mirror.fetch(session, branch), path, true);
             } catch (err) {
               if (isPorticoError(err)) throw err;
               return failed(err, session, branch);

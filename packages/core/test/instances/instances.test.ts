@@ -141,12 +141,11 @@ describe('instances', () => {
       expect(notAllowed.details).toMatchObject({ requestedMode: 'gitops', allowedModes: ['direct'] });
     });
 
-    it('a Git mode without a GitOps repository configured: 422 naming the setting', async () => {
+    it('a Git mode without a repository (none asked for, no development default): 400 naming repositoryId', async () => {
       const err = await failure(world.instances.create(actors.alice, webapp('git-less', { deploymentMode: 'hybrid' })));
-      expect([err.status, err.code]).toEqual([422, 'UNPROCESSABLE']);
-      expect(err.details.setting).toBe('PORTICO_GITOPS_REPO');
-      expect(err.details).toMatchObject({ requestedMode: 'hybrid', allowedModes: expect.arrayContaining(['hybrid']) });
-      expect(err.message).toContain('PORTICO_GITOPS_REPO');
+      expect([err.status, err.code]).toEqual([400, 'BAD_REQUEST']);
+      expect(err.details).toMatchObject({ repositoryId: 'required', deploymentMode: 'hybrid', project: 'alpha' });
+      expect(err.message).toBe('deployment mode "hybrid" needs a GitOps repository: give repositoryId, a repository of project "alpha"');
     });
 
     it('a name in use: 409', async () => {

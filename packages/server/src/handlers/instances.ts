@@ -12,6 +12,10 @@ const common = (body: api.CreateInstanceFormA | api.CreateInstanceFormB) => ({
   project: body.project ?? body.projectId ?? '',
   values: body.values ?? body.spec ?? {},
   deploymentMode: body.deploymentMode,
+  // §13: the repository of a Git-mode create, and where in it.
+  repositoryId: body.repositoryId,
+  gitBranch: body.gitBranch,
+  gitPath: body.gitPath,
 });
 
 /** Create by kind: the kind (and namespace, unless `_`) from the path. */
