@@ -198,3 +198,47 @@ describe('account info', () => {
     expect(api.AccountInfo.parse(info)).toEqual(info);
   });
 });
+
+describe('can-i asked again by the same caller', () => {
+  // One actor per token asks the same question over and over; its answer must still follow every change.
+  const zed = user('zed', ['zeds']);
+  const ask = (resource: api.CanIParams['resource'], action: string, object: string) => {
+    try {
+      return access.canI(zed, { resource, action, object } as api.CanIParams).value;
+    } catch (error) {
+      return isPorticoError(error) ? error.code : String(error);
+    }
+  };
+
+  it('follows a role change, a group binding, the project going and coming back, at once', async () => {
+    await world.put('delta', withBindings({ developer: { users: ['zed'] } }));
+    expect([ask('instances', 'create', 'delta'), ask('instances', 'create', 'delta')]).toEqual(['yes', 'yes']);
+    expect(ask('projects', 'get', 'delta')).toBe('yes');
+
+    await world.put('delta', withBindings({ viewer: { users: ['zed'] } }));
+    expect(ask('instances', 'create', 'delta')).toBe('no');
+
+    await world.put('delta', withBindings({ viewer: { users: ['zed'] }, developer: { groups: ['zeds'] } }));
+    expect(ask('instances', 'create', 'delta')).toBe('yes');
+
+    await world.put('delta', withBindings({}));
+    expect(ask('instances', 'create', 'delta')).toBe('NOT_FOUND');
+    expect(ask('instances', 'create', '*')).toBe('no');
+
+    await world.put('delta', withBindings({ developer: { users: ['zed'] } }));
+    expect(ask('instances', 'create', '*')).toBe('yes');
+    await world.remove('delta');
+    expect([ask('instances', 'create', 'delta'), ask('instances', 'create', '*')]).toEqual(['NOT_FOUND', 'no']);
+
+    await world.put('delta', withBindings({ developer: { users: ['zed'] } }));
+    expect(ask('instances', 'create', 'delta')).toBe('yes');
+    await world.remove('delta');
+  });
+
+  it('answers each question for itself, and refuses a malformed one every time', () => {
+    expect([ask('instances', 'create', 'alpha'), ask('instances', 'create', 'beta'), ask('secrets', 'create', 'alpha')]).toEqual(['NOT_FOUND', 'NOT_FOUND', 'NOT_FOUND']);
+    expect([ask('gadgets', 'get', 'alpha'), ask('gadgets', 'get', 'alpha')]).toEqual(['BAD_REQUEST', 'BAD_REQUEST']);
+    expect([access.canI(dev, { resource: 'instances', action: 'create', object: 'alpha' }).value, access.canI(dev, { resource: 'instances', action: 'create', object: 'beta' }).value]).toEqual(['yes', 'no']);
+    expect([access.canI(dev, { resource: 'instances', action: 'create', object: 'beta' }).value, access.canI(dev, { resource: 'instances', action: 'create', object: 'alpha' }).value]).toEqual(['no', 'yes']);
+  });
+});
