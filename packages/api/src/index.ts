@@ -15,5 +15,6 @@ export * from './instance-history.js';
 export * from './operations.js';
 export * from './sso-providers.js';
 export * from './repositories.js';
+export * from './project-tokens.js';
 export * from './preflight.js';
 export * from './settings.js';

@@ -37,6 +37,8 @@ export const operations = Object.freeze({
   'repositories.create': op('create', 'repositories'),
   'repositories.update': op('update', 'repositories'),
   'repositories.delete': op('delete', 'repositories'),
+  'tokens.create': op('create', 'tokens'),
+  'tokens.delete': op('delete', 'tokens'),
   'preferences.update': op('update', 'preferences'),
 } satisfies Record<string, OperationDefinition>);
 

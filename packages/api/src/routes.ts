@@ -7,6 +7,7 @@ import { CountResponse, MessageResponse } from './common.js';
 import { ErrorEnvelope } from './errors.js';
 import { r, type RouteDef } from './route-def.js';
 import { repositoryRoutes } from './routes-repositories.js';
+import { projectTokenRoutes } from './routes-tokens.js';
 import { preflightRoutes } from './routes-preflight.js';
 import { settingsRoutes } from './routes-settings.js';
 import { Healthz, Readyz, ServerVersion } from './health.js';
@@ -68,6 +69,7 @@ export const routes = [
   r({ id: 'bindGroup', method: 'POST', path: '/api/v1/projects/{name}/roles/{role}/groups/{group}', auth: 'user', tag: 'projects', summary: 'Bind a group to a role', params: GroupBindingParams, status: 201, response: Binding , operation: 'projects.bind' }),
   r({ id: 'unbindGroup', method: 'DELETE', path: '/api/v1/projects/{name}/roles/{role}/groups/{group}', auth: 'user', tag: 'projects', summary: 'Unbind a group from a role', params: GroupBindingParams, status: 204 , operation: 'projects.unbind' }),
   r({ id: 'roleBindings', method: 'GET', path: '/api/v1/projects/{name}/role-bindings', auth: 'user', tag: 'projects', summary: 'Every binding of the project', params: ProjectParams, status: 200, response: RoleBindings }),
+  ...projectTokenRoutes,
   // §11.1 secrets
   r({ id: 'listSecrets', method: 'GET', path: '/api/v1/projects/{name}/secrets', auth: 'user', tag: 'secrets', summary: 'The project\'s Secrets the caller may see (names and keys, never values)', params: ProjectParams, status: 200, response: SecretList }),
   r({ id: 'createSecret', method: 'POST', path: '/api/v1/projects/{name}/secrets', auth: 'user', tag: 'secrets', summary: 'Create a Secret in one of the project\'s destinations', params: ProjectParams, body: CreateSecretRequest, status: 201, response: SecretSummary , operation: 'secrets.create' }),

@@ -25,6 +25,8 @@ export interface App {
   exitCode?: number;
   /** True once a request went out with a token: a 401 then means the session expired. */
   usedToken: boolean;
+  /** The token came from --token or PORTICO_TOKEN (a pipeline's, say), not from a login: a 401 is not an expired session. */
+  tokenGiven?: boolean;
   session(cmd: Command, opts?: { auth?: boolean; allowExpired?: boolean }): Promise<Session>;
   /** fetch options for clients built outside a session (login). */
   transport(): Promise<{ fetch?: typeof fetch }>;
@@ -72,6 +74,7 @@ export function createApp(io: Io): App {
       if (auth && !token) throw new CliError('not logged in, run portico login', ExitCode.auth);
       if (auth && !explicitToken && context && !opts.allowExpired && isExpired(context)) throw sessionExpired();
       if (token) app.usedToken = true;
+      app.tokenGiven = !!explicitToken;
       const client = createClient({ baseUrl: server, token, ...(await transport()) });
       return { client, server, context, config, configPath: path };
     },

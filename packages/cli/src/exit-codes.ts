@@ -26,6 +26,7 @@ export class CliError extends Error {
 
 export const usageError = (message: string) => new CliError(message, ExitCode.usage);
 export const sessionExpired = () => new CliError('session expired, run portico login', ExitCode.auth);
+export const tokenRefused = () => new CliError('the token given (--token or PORTICO_TOKEN) was refused: it is invalid, expired or revoked', ExitCode.auth);
 
 export function exitCodeFor(error: unknown): ExitCode {
   if (error instanceof CliError) return error.exitCode;

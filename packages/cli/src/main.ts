@@ -2,7 +2,7 @@ import { PorticoApiError } from '@portico/client';
 import { CommanderError } from 'commander';
 import { createApp } from './app.js';
 import { completeWords } from './commands/completion.js';
-import { ExitCode, errorLine, exitCodeFor, sessionExpired, CliError, violationLines } from './exit-codes.js';
+import { ExitCode, errorLine, exitCodeFor, sessionExpired, tokenRefused, CliError, violationLines } from './exit-codes.js';
 import { processIo, type Io } from './io.js';
 import { createProgram } from './program.js';
 import { isPromptCancel } from './prompts.js';
@@ -22,7 +22,7 @@ export async function run(argv: string[], io: Io = processIo()): Promise<number>
     // commander has already printed its message (or the help / version text)
     if (e instanceof CommanderError) return e.exitCode === 0 ? ExitCode.ok : ExitCode.usage;
     let error = e;
-    if (app.usedToken && error instanceof PorticoApiError && error.status === 401) error = sessionExpired();
+    if (app.usedToken && error instanceof PorticoApiError && error.status === 401) error = app.tokenGiven ? tokenRefused() : sessionExpired();
     if (isPromptCancel(error)) error = new CliError('cancelled', ExitCode.usage);
     io.err(`${errorLine(error)}\n`);
     for (const line of violationLines(error)) io.err(`${line}\n`);

@@ -1,6 +1,6 @@
 import type { Instance, SubscriptionFilter } from '@portico/api';
 import { subscribeEvents, type EventHandlers, type EventsApi } from './events.js';
-import type { ClientOptions } from './options.js';
+import { withEnvironment, type ClientInput } from './environment.js';
 import { accountApi, accountsApi, type AccountApi, type AccountsApi } from './resources/accounts.js';
 import { auditApi, type AuditApi } from './resources/audit.js';
 import { authApi, type AuthApi } from './resources/auth.js';
@@ -59,8 +59,9 @@ export interface PorticoClient {
   waitFor(instance: WaitTarget, condition: WaitCondition, opts?: WaitForOptions): Promise<Instance>;
 }
 
-/** A typed client of the Portico API (browser and Node). */
-export function createClient(options: ClientOptions): PorticoClient {
+/** A typed client of the Portico API (browser and Node); under Node, PORTICO_SERVER and PORTICO_TOKEN fill in what is left out. */
+export function createClient(input: ClientInput = {}): PorticoClient {
+  const options = withEnvironment(input);
   const call = createTransport(options);
   const auth = authApi(call, options.baseUrl);
   const instances = { ...instancesApi(call), ...instanceHistoryApi(call, options), ...preflightApi(call) };

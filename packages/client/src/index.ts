@@ -1,6 +1,8 @@
 export { createClient, type PorticoClient, type EventsApi } from './client.js';
 export { PorticoApiError, isPorticoApiError, parseRetryAfter, type ClientErrorCode, type PorticoApiErrorInit, type PorticoErrorCode } from './errors.js';
 export type { ClientOptions, CallOptions, RetryOptions, WebSocketConstructor } from './options.js';
+export type { ClientInput } from './environment.js';
+export type { CreateProjectTokenInput, ProjectTokensApi } from './resources/project-tokens.js';
 export type { RouteInput, Transport } from './transport.js';
 export { controlFrameTypes, type ControlFrame, type EventHandlers, type EventMessage, type EventSubscription } from './events.js';
 export type { AuthApi } from './resources/auth.js';

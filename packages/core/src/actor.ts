@@ -17,6 +17,16 @@ export interface Actor {
   local: boolean;
   /** Local accounts: the identity generation the token was issued for (a re-created namesake has another). */
   generation?: string;
+  /**
+   * A project token (§14): the actor is the role itself (`subject` is `proj:<project>:<role>`), holds what that
+   * role permits in that project and nothing global, and is valid only while the token's record and the role are.
+   */
+  projectToken?: ProjectTokenScope;
+}
+
+export interface ProjectTokenScope {
+  project: string;
+  role: string;
 }
 
 /** Subjects an actor speaks for in policy: itself and each of its groups. */

@@ -27,6 +27,8 @@ import { createSettings } from './settings/settings.js';
 import { createIconRegistry } from './icons/icon-registry.js';
 import { createClusterDiscovery } from './cluster/api-resources.js';
 import { createRepositoryModule, REPOSITORY_ID_LABEL } from './repositories/index.js';
+import { createProjectTokens } from './projects/project-tokens.js';
+import { tokenOperations } from './operations/token-operations.js';
 import { repositoryOperations } from './operations/repository-operations.js';
 
 export interface CreatePorticoOptions {
@@ -143,7 +145,9 @@ export async function createPortico(opts: CreatePorticoOptions = {}): Promise<Po
     const identityProviders = createOidc({ providers: oidcProviders, runtime: ssoRegistry, config, kv, cluster, logger });
     const events = createEvents({ kv, logger });
     opened.push(() => events.close());
-    const auth = await createAuth({ config, cluster, kv, authz, logger, lockout: limits.lockout, identityProviders, bus: events, showGeneratedPassword: opts.showGeneratedPassword });
+    // §14: project tokens are checked by auth on every request and signed by it: each needs the other.
+    const projectTokens = createProjectTokens({ cluster, projects: projectInformer, namespace: config.kubernetes.namespace, authz, kv, logger, auth: () => auth.projectTokens });
+    const auth = await createAuth({ config, cluster, kv, authz, logger, lockout: limits.lockout, identityProviders, bus: events, showGeneratedPassword: opts.showGeneratedPassword, projectTokenValid: projectTokens.valid });
     const access = createAccess({ authz, projects: projectInformer, config, vocabulary });
     const secrets = createSecrets({ cluster, projects: projectInformer, authz, config, instancesInProject: (project) => instancesBound?.index.inProject(project) ?? [] });
     // §13: the projects' Git repositories, and the commits Git-mode instances push through them.
@@ -200,6 +204,7 @@ export async function createPortico(opts: CreatePorticoOptions = {}): Promise<Po
         ssoProviderOperations,
       ),
       repositories: operations.wrap(repositories.service, repositoryOperations),
+      projectTokens: operations.wrap(projectTokens, tokenOperations),
       settings: createSettings(config),
       preferences: operations.wrap(createPreferences(kv), preferenceOperations),
       icons,

@@ -10,6 +10,7 @@ import type { CatalogEntry, JsonSchemaObject } from './catalog/types.js';
 import type { InstanceAdmission } from './instances/admission.js';
 import type { IndexChange, IndexedInstance } from './instances/index-types.js';
 import type { InstanceKey } from './instances/instance-key.js';
+import type { ProjectTokensService } from './projects/project-tokens.js';
 import type { OperationRunner } from './operations/run.js';
 import type { SsoProvidersService } from './auth/sso/sso-providers.js';
 import type { RepositoriesService } from './repositories/index.js';
@@ -286,6 +287,8 @@ export interface Portico {
   instances: InstancesService;
   /** §13: the projects' Git repositories (credentials go in, never out). */
   repositories: RepositoriesService;
+  /** §14: tokens acting as one role of one project (for CI pipelines). */
+  projectTokens: ProjectTokensService;
   /** §11.5: the installation's settings, each user's preferences, and the icons consoles show. */
   settings: SettingsService;
   preferences: PreferencesService;

@@ -5,6 +5,7 @@ import { age, print } from '../output/render.js';
 import { renderDetails, renderTable } from '../output/table.js';
 import { registerProjectDelete } from './project-delete.js';
 import { registerProjectRole } from './project-role.js';
+import { registerProjectToken } from './project-token.js';
 import { registerProjectUpdate } from './project-update.js';
 import { collect, formatOf, list, needProject, tableOptions, withOutput } from './shared.js';
 
@@ -108,4 +109,5 @@ export function registerProject(program: Command, app: App): void {
 
   registerProjectUpdate(project, app);
   registerProjectRole(project, app);
+  registerProjectToken(project, app);
 }

@@ -203,6 +203,6 @@ describe('portico against a real server', () => {
     // the server revoked the token itself, not only the config file
     const reused = await runCli(dana, ['project', 'list', '--server', server.url, '--token', danaToken]);
     expect(reused.code).toBe(3);
-    expect(reused.stderr).toBe('error: session expired, run portico login\n');
+    expect(reused.stderr).toBe('error: the token given (--token or PORTICO_TOKEN) was refused: it is invalid, expired or revoked\n');
   });
 });

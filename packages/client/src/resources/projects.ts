@@ -1,6 +1,7 @@
 import type { Binding, Project, ProjectList, ProjectNamespaces, RoleBindings, RouteBodyInput } from '@portico/api';
 import type { CallOptions } from '../options.js';
 import type { Transport } from '../transport.js';
+import { projectTokensApi, type ProjectTokensApi } from './project-tokens.js';
 
 /** What `create` sends: the route's body schema as a caller writes it (`z.input`: defaults may be left out). */
 export type CreateProjectInput = RouteBodyInput<'createProject'>;
@@ -27,6 +28,8 @@ export interface ProjectsApi {
   bindGroup(project: string, role: string, group: string, opts?: CallOptions): Promise<Binding>;
   unbindGroup(project: string, role: string, group: string, opts?: CallOptions): Promise<void>;
   roleBindings(project: string, opts?: CallOptions): Promise<RoleBindings>;
+  /** §14: tokens acting as one role of the project, for CI pipelines. */
+  tokens: ProjectTokensApi;
 }
 
 export const projectsApi = (call: Transport): ProjectsApi => ({
@@ -44,4 +47,5 @@ export const projectsApi = (call: Transport): ProjectsApi => ({
   bindGroup: (name, role, group, opts) => call('bindGroup', { params: { name, role, group } }, opts),
   unbindGroup: (name, role, group, opts) => call('unbindGroup', { params: { name, role, group } }, opts),
   roleBindings: (name, opts) => call('roleBindings', { params: { name } }, opts),
+  tokens: projectTokensApi(call),
 });

@@ -1,5 +1,5 @@
 import type { Actor } from '../actor.js';
-import { isPorticoError } from '../errors.js';
+import { badRequest, isPorticoError } from '../errors.js';
 import type { PorticoConfig } from '../config.js';
 import type { LoginLockout } from '../limits/lockout.js';
 import type { Logger } from '../logger.js';
@@ -18,9 +18,17 @@ import { createSessionRevocations, type Revocation, type RevocationBus } from '.
 import { createStartSession } from './sessions.js';
 import { loadSigningKey } from './signing-key.js';
 import { createTickets } from './tickets.js';
-import { createTokens } from './tokens.js';
+import { createTokens, type ProjectTokenCheck } from './tokens.js';
+import type { ProjectTokenGrant } from './project-token-jwt.js';
 
-export type Auth = AuthService & { accounts: AccountsService };
+/** What the project tokens module (core/projects) needs of auth: signing and revoking (§14). */
+export interface ProjectTokenAuth {
+  issue(grant: ProjectTokenGrant): Promise<string>;
+  /** Refused at once on every replica; its open sockets are closed. */
+  revoke(id: string, expiresAt?: Date): Promise<void>;
+}
+
+export type Auth = AuthService & { accounts: AccountsService; projectTokens: ProjectTokenAuth };
 
 export interface AuthDeps {
   config: PorticoConfig;
@@ -40,6 +48,8 @@ export interface AuthDeps {
   showGeneratedPassword?: (password: string) => void;
   /** Carries revocations to every replica (the event bus); without it they reach this process only. */
   bus?: RevocationBus;
+  /** Whether a project token's record and role still exist (§14); without it, project tokens are refused. */
+  projectTokenValid?: ProjectTokenCheck;
 }
 
 /** A bus within one process: what an embedding program without a shared store gets. */
@@ -72,7 +82,7 @@ export async function createAuth(deps: AuthDeps): Promise<Auth> {
   ]);
 
   const store = createAccountStore({ secrets, logger: log, now, refreshMs: deps.accountsRefreshMs });
-  const tokens = createTokens({ key, issuer: config.issuer, ttlSeconds: config.tokenTtlSeconds, kv, accounts: store, now });
+  const tokens = createTokens({ key, issuer: config.issuer, ttlSeconds: config.tokenTtlSeconds, kv, accounts: store, now, projectTokenValid: deps.projectTokenValid });
   const tickets = createTickets({ kv, tokens, now });
   const revocations = createSessionRevocations({ bus: deps.bus ?? localBus(), accounts: store, logger: log });
   // The revocation itself is already stored when this runs: a bus that cannot take the notice must not turn a
@@ -90,6 +100,11 @@ export async function createAuth(deps: AuthDeps): Promise<Auth> {
     localLogin,
     verifyToken: (token) => tokens.verify(token),
     async logout(actor) {
+      // Signing out would end a pipeline's token for good, behind the back of those who manage it.
+      if (actor.projectToken) {
+        const { project, role } = actor.projectToken;
+        throw badRequest(`a project token is not a session: revoke it with DELETE /api/v1/projects/${project}/roles/${role}/tokens/${actor.tokenId}`);
+      }
       await tokens.revoke(actor);
       if (actor.tokenId) await announce({ tokenId: actor.tokenId });
       return { message: 'logged out' };
@@ -115,5 +130,12 @@ export async function createAuth(deps: AuthDeps): Promise<Auth> {
       }
     },
     accounts: createAccountsService({ store, authz, announce }),
+    projectTokens: {
+      issue: (grant) => tokens.issueProjectToken(grant),
+      async revoke(id, expiresAt) {
+        await tokens.revokeProjectToken(id, expiresAt);
+        await announce({ tokenId: id });
+      },
+    },
   };
 }

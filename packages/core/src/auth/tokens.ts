@@ -7,6 +7,7 @@ import type { KeyValue } from '../ports/keyvalue.js';
 import type { AccountStore } from './account-store.js';
 import { accountAccepts } from './revocations.js';
 import { setBounded } from '../bounded-map.js';
+import { isProjectTokenPayload, projectActorFromClaims, projectTokenClaims, type ProjectTokenGrant } from './project-token-jwt.js';
 
 /** Who a token is for: a local account or (later) an identity-provider user. */
 export interface Identity {
@@ -41,7 +42,26 @@ export interface Tokens {
   ensureStillValid(actor: Actor): Promise<void>;
   /** Logout: refuse this token from now until it would have expired anyway. */
   revoke(actor: Actor): Promise<void>;
+  /** A project token (§14): signed like a session token, with the claims of project-token-jwt.ts. */
+  issueProjectToken(grant: ProjectTokenGrant): Promise<string>;
+  /**
+   * Refuses a project token from now on, on every replica (the mark is in the shared store). Its record goes too
+   * (the caller removes it); that is what keeps it refused once the mark has expired.
+   */
+  revokeProjectToken(id: string, expiresAt?: Date): Promise<void>;
 }
+
+/**
+ * How long a revoked project token's mark is kept (at most; less when the token expires sooner). The mark only
+ * bridges the moment until every replica's copy of the project shows the record gone, which is seconds.
+ */
+const PROJECT_TOKEN_MARK_MS = 24 * 3600 * 1000;
+
+/**
+ * Whether a project token's record and role are still there (§14): asked on every request of one, after the
+ * revocation check. Without it, no project token is accepted.
+ */
+export type ProjectTokenCheck = (actor: Actor) => boolean | Promise<boolean>;
 
 interface TokenOptions {
   key: Uint8Array;
@@ -50,6 +70,7 @@ interface TokenOptions {
   kv: KeyValue;
   accounts: Pick<AccountStore, 'cached' | 'recent'>;
   now: () => number;
+  projectTokenValid?: ProjectTokenCheck;
 }
 
 const seconds = (ms: number) => Math.floor(ms / 1000);
@@ -58,10 +79,12 @@ const seconds = (ms: number) => Math.floor(ms / 1000);
 const VERIFIED_CACHE_SIZE = 5000;
 
 function actorFromClaims(p: JWTPayload, nowMs: number): Actor | undefined {
+  // Issued later than a clock we trust could have: refused, whatever kind of token it is.
+  if (typeof p.iat === 'number' && p.iat * 1000 > nowMs + CLOCK_TOLERANCE_SECONDS * 1000) return undefined;
+  if (isProjectTokenPayload(p)) return projectActorFromClaims(p);
   const { sub, jti, iss, iat, exp } = p;
   if (typeof sub !== 'string' || !sub || typeof jti !== 'string' || !jti) return undefined;
   if (typeof iss !== 'string' || typeof iat !== 'number' || typeof exp !== 'number') return undefined;
-  if (iat * 1000 > nowMs + CLOCK_TOLERANCE_SECONDS * 1000) return undefined;
   const groups = Array.isArray(p.groups) ? p.groups.filter((g): g is string => typeof g === 'string') : [];
   return {
     id: sub,
@@ -105,6 +128,8 @@ export function createTokens(options: TokenOptions): Tokens {
       const accepted = accountAccepts(await accounts.cached(actor.id), actor) || accountAccepts(await accounts.recent(actor.id, issuedBy), actor);
       if (!accepted) throw unauthorized(INVALID_TOKEN);
     }
+    // A project token's record (revoked elsewhere), role or project (deleted) may be gone: checked per request too.
+    if (actor.projectToken && !(options.projectTokenValid && (await options.projectTokenValid(actor)))) throw unauthorized(INVALID_TOKEN);
     return actor;
   };
   const ensureStillValid = async (actor: Actor) => void (await stillValid(actor, revokedKey(actor.tokenId)));
@@ -119,7 +144,8 @@ export function createTokens(options: TokenOptions): Tokens {
         audience: TOKEN_AUDIENCE,
         clockTolerance: CLOCK_TOLERANCE_SECONDS,
         currentDate: new Date(now()),
-        requiredClaims: ['sub', 'jti', 'iat', 'exp'],
+        // `exp` is required of session tokens below; a project token may have none (§14).
+        requiredClaims: ['sub', 'jti', 'iat'],
       }));
     } catch {
       throw unauthorized(INVALID_TOKEN);
@@ -173,6 +199,24 @@ export function createTokens(options: TokenOptions): Tokens {
     },
 
     ensureStillValid,
+
+    async issueProjectToken(grant) {
+      const jwt = new SignJWT(projectTokenClaims(grant))
+        .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+        .setSubject(rbacSubject.role(grant.project, grant.role))
+        .setIssuer(issuer)
+        .setAudience(TOKEN_AUDIENCE)
+        .setIssuedAt(grant.issuedAt)
+        .setJti(grant.id);
+      if (grant.expiresAt !== undefined) jwt.setExpirationTime(grant.expiresAt);
+      return jwt.sign(await key);
+    },
+
+    async revokeProjectToken(id, expiresAt) {
+      const untilExpiry = expiresAt ? expiresAt.getTime() + CLOCK_TOLERANCE_SECONDS * 1000 - now() : Infinity;
+      const ttlMs = Math.min(untilExpiry, PROJECT_TOKEN_MARK_MS);
+      if (ttlMs > 0) await kv.set(revokedKey(id), '1', { ttlMs });
+    },
 
     async revoke(actor) {
       if (!actor.tokenId) return; // in-process actors carry no token

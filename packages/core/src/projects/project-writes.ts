@@ -22,7 +22,8 @@ interface ProjectWrites {
   settle(name: string, target: InformerTarget): Promise<void>;
   /** For a write's rejection: NOT_FOUND becomes the project's 404; anything else is passed on. */
   projectNotFound(name: string): (e: unknown) => never;
-  writeSpec(name: string, resourceVersion: string, spec: Partial<ProjectSpec>): Promise<KubeObject>;
+  /** `annotations`: more annotation changes made in the same write (null removes one). */
+  writeSpec(name: string, resourceVersion: string, spec: Partial<ProjectSpec>, annotations?: Record<string, string | null>): Promise<KubeObject>;
   /**
    * Applies a change to one role's users or groups, retrying when another writer got there first. The first
    * attempt decides on the cached project; retries re-read it from the cluster, since the cache may lag.
@@ -55,8 +56,8 @@ export function createProjectWrites(deps: ProjectWritesDeps): ProjectWrites {
     throw e;
   };
 
-  async function writeSpec(name: string, resourceVersion: string, spec: Partial<ProjectSpec>): Promise<KubeObject> {
-    const patch = { metadata: { annotations: { [projectAnnotations.updatedAt]: new Date().toISOString() } }, spec };
+  async function writeSpec(name: string, resourceVersion: string, spec: Partial<ProjectSpec>, annotations: Record<string, string | null> = {}): Promise<KubeObject> {
+    const patch = { metadata: { annotations: { ...annotations, [projectAnnotations.updatedAt]: new Date().toISOString() } }, spec };
     const updated = await cluster
       .patch(resources.project, name, patch, { namespace, resourceVersion })
       .catch(projectNotFound(name));

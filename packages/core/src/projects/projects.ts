@@ -15,6 +15,7 @@ import { expandDestinations } from './destinations.js';
 import { projectResource, projectSpecOf, projectView, roleSpec, toProject, type ProjectSpec } from './project-resource.js';
 import { createProjectLists } from './project-lists.js';
 import { createProjectWrites } from './project-writes.js';
+import { recordsOfRolesOnly } from './token-records.js';
 import { defaultRoles } from './role-templates.js';
 import { updatePermissions } from './update-permissions.js';
 
@@ -124,7 +125,9 @@ export function createProjects(deps: ProjectsDeps): ProjectsService {
       if (body.description !== undefined) spec.description = after.description;
       if (body.destinations !== undefined) spec.destinations = after.destinations;
       if (body.roles !== undefined) spec.roles = after.roles;
-      return toProject(await writeSpec(name, body.resourceVersion, spec));
+      // A removed role's tokens go with it (§14), so a role created again under its name starts without them.
+      const tokens = body.roles ? recordsOfRolesOnly(current, after.roles.map((r) => r.name)) : undefined;
+      return toProject(await writeSpec(name, body.resourceVersion, spec, tokens));
     },
 
     async delete(actor, name, opts = {}) {

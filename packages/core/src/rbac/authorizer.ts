@@ -54,6 +54,23 @@ function buildGlobalPolicy(serverAdmins: string[], logger?: Logger) {
 /** Objects are built from validated names; one with a `.` or `..` segment is malformed and denied to everyone. */
 const hasDotSegment = (object: string) => (object.startsWith('.') || object.includes('/.')) && /(^|\/)\.\.?(\/|$)/.test(object);
 
+/** The role subjects bound to any of `subjects` (a user and its groups) in one project's policy. */
+function boundRoleSubjects(subjects: readonly string[], policy: ProjectPolicy): Set<string> {
+  const found = new Set<string>();
+  for (const subject of subjects) for (const role of policy.bindings.get(subject) ?? []) found.add(role);
+  return found;
+}
+
+/** A project token's role subjects in one project's policy: its role, in its own project, while the policy defines it. */
+function tokenRoleSubjects(actor: Actor, policy: ProjectPolicy): Set<string> {
+  const token = actor.projectToken;
+  return new Set(token && token.project === policy.name && policy.roleNames.includes(token.role) ? [actor.subject] : []);
+}
+
+/** The projects a project token is a member of: its own, while its role is defined there. */
+const tokenProjects = (actor: Actor, policy: ProjectPolicy | undefined): readonly string[] =>
+  policy && tokenRoleSubjects(actor, policy).size > 0 ? [policy.name] : [];
+
 /**
  * The authorization engine. Scale design (1,000 projects × 3 roles × 12 bindings): Casbin scans every policy
  * line of an enforcer on each call, so instead of one enforcer with every line there is one small enforcer
@@ -178,7 +195,8 @@ export function createAuthorizer(deps: AuthorizerDeps): Authorizer {
     const held = heldOf(actor);
     if (!held.globalRoles) {
       const roles = new Set<string>();
-      for (const subject of held.subjects) for (const role of global.grouping.get(subject) ?? []) roles.add(role);
+      // A project token holds nothing global, whatever the global policy were to say of its subject.
+      if (!actor.projectToken) for (const subject of held.subjects) for (const role of global.grouping.get(subject) ?? []) roles.add(role);
       held.globalRoles = new Set([...roles].sort());
     }
     return held.globalRoles;
@@ -196,13 +214,12 @@ export function createAuthorizer(deps: AuthorizerDeps): Authorizer {
     return global.enforcer.decide(roles, object, action);
   }
 
-  /** The actor's role subjects in one project, from the binding index (user and group bindings together). */
+  /** The actor's role subjects in one project: from the binding index, or a project token's own role (§14). */
   function roleSubjectsIn(actor: Actor, policy: ProjectPolicy): ReadonlySet<string> {
     const held = heldOf(actor);
     let roles = held.inPolicy?.get(policy);
     if (!roles) {
-      const found = new Set<string>();
-      for (const subject of held.subjects) for (const role of policy.bindings.get(subject) ?? []) found.add(role);
+      const found = actor.projectToken ? tokenRoleSubjects(actor, policy) : boundRoleSubjects(held.subjects, policy);
       (held.inPolicy ??= new WeakMap()).set(policy, (roles = found));
     }
     return roles;
@@ -226,6 +243,7 @@ export function createAuthorizer(deps: AuthorizerDeps): Authorizer {
     globalRoles,
 
     memberProjects(actor) {
+      if (actor.projectToken) return tokenProjects(actor, policies.get(actor.projectToken.project));
       const held = heldOf(actor);
       if (held.projects?.membership !== membership) {
         const projects = new Set<string>();

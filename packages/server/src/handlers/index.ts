@@ -5,6 +5,7 @@ import { instancesHandlers } from './instances.js';
 import { instanceHistoryHandlers } from './instance-history.js';
 import { operationsHandlers } from './operations.js';
 import { projectsHandlers } from './projects.js';
+import { projectTokenHandlers } from './project-tokens.js';
 import { repositoryHandlers } from './repositories.js';
 import { rgdsHandlers } from './rgds.js';
 import { secretsHandlers } from './secrets.js';
@@ -23,6 +24,7 @@ export const handlers: Readonly<Record<string, Handler>> = {
   ...accountHandlers,
   ...rgdsHandlers,
   ...projectsHandlers,
+  ...projectTokenHandlers,
   ...repositoryHandlers,
   ...secretsHandlers,
   ...instancesHandlers,

@@ -131,6 +131,7 @@ export function fakePortico(opts: { env?: Record<string, string>; config?: Parti
       delete: notFaked('repositories.delete'), testConnection: notFaked('repositories.testConnection'), test: notFaked('repositories.test'),
     },
     ssoProviders: { get: notFaked('ssoProviders.get'), create: notFaked('ssoProviders.create'), update: notFaked('ssoProviders.update'), delete: notFaked('ssoProviders.delete') },
+    projectTokens: { create: notFaked('projectTokens.create'), list: notFaked('projectTokens.list'), delete: notFaked('projectTokens.delete') },
     accounts: { list: notFaked('accounts.list'), create: notFaked('accounts.create'), delete: async () => {}, changePassword: notFaked('accounts.changePassword') },
     catalog: {
       list(_actor, query) {

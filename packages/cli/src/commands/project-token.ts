@@ -1,0 +1,79 @@
+import type { ProjectTokenInfo } from '@portico/api';
+import type { Command } from 'commander';
+import type { App } from '../app.js';
+import { age, print } from '../output/render.js';
+import { renderTable } from '../output/table.js';
+import { formatOf, needProject, needRole, tableOptions, withOutput } from './shared.js';
+
+const ago = (timestamp: string | undefined) => (timestamp ? `${age(timestamp)} ago` : '-');
+const expiry = (timestamp: string | undefined) => timestamp ?? 'never';
+
+/**
+ * `portico project token create|list|delete` (§14): tokens acting as one role of one project, for CI pipelines.
+ * `create` prints the token alone on stdout, so `TOKEN=$(portico project token create …)` captures it; it is shown
+ * this once and never again.
+ */
+export function registerProjectToken(project: Command, app: App): void {
+  const token = project.command('token').description('tokens acting as one role of a project (for CI pipelines)');
+
+  withOutput(
+    token
+      .command('create')
+      .description('issue a token for a role; it is printed once and never shown again')
+      .argument('[project]', 'project name')
+      .argument('[role]', 'role the token acts as')
+      .option('--description <text>', 'what the token is for (shown by token list)')
+      .option('--expires-in <duration>', 'lifetime such as 12h or 30d (at most 365d); without it the token does not expire'),
+  ).action(async (projectArg: string | undefined, roleArg: string | undefined, opts: { description?: string; expiresIn?: string; output?: string }, cmd: Command) => {
+    const { client } = await app.session(cmd);
+    const p = await needProject(app.io, client, projectArg, 'PROJECT argument');
+    const r = await needRole(app.io, client, p, roleArg);
+    const created = await client.projects.tokens.create(p, r, {
+      ...(opts.description !== undefined && { description: opts.description }),
+      ...(opts.expiresIn !== undefined && { expiresIn: opts.expiresIn }),
+    });
+    print(app.io, formatOf(opts), created, () => {
+      app.io.err(`token ${created.id} for role "${r}" of project "${p}", expires ${expiry(created.expiresAt)}; it is shown only now\n`);
+      return `${created.token}\n`;
+    });
+  });
+
+  withOutput(token.command('list').description("a role's tokens (never the tokens themselves)").argument('[project]', 'project name').argument('[role]', 'role name')).action(
+    async (projectArg: string | undefined, roleArg: string | undefined, opts: { output?: string }, cmd: Command) => {
+      const { client } = await app.session(cmd);
+      const p = await needProject(app.io, client, projectArg, 'PROJECT argument');
+      const r = await needRole(app.io, client, p, roleArg);
+      const res = await client.projects.tokens.list(p, r);
+      print(app.io, formatOf(opts), res, {
+        table: (wide) =>
+          res.items.length
+            ? renderTable<ProjectTokenInfo>(
+                [
+                  { header: 'id', value: (t) => t.id },
+                  { header: 'description', value: (t) => t.description || '-' },
+                  { header: 'issued', value: (t) => ago(t.issuedAt) },
+                  { header: 'expires', value: (t) => expiry(t.expiresAt) },
+                  { header: 'last used', value: (t) => ago(t.lastUsedAt) },
+                  { header: 'created by', value: (t) => t.createdBy },
+                ],
+                res.items,
+                tableOptions(app.io, wide),
+              )
+            : `No tokens for role "${r}" in project "${p}".\n`,
+        names: () => res.items.map((t) => `token/${t.id}`),
+      });
+    },
+  );
+
+  token
+    .command('delete')
+    .description('revoke a token: refused at once on every replica')
+    .argument('<project>', 'project name')
+    .argument('<role>', 'role name')
+    .argument('<id>', 'token id (see token list)')
+    .action(async (p: string, r: string, id: string, _opts: unknown, cmd: Command) => {
+      const { client } = await app.session(cmd);
+      await client.projects.tokens.delete(p, r, id);
+      app.io.out(`token ${id} of role "${r}" in project "${p}" revoked\n`);
+    });
+}
