@@ -45,8 +45,15 @@ export class PorticoApiError extends Error {
 
 export const isPorticoApiError = (e: unknown): e is PorticoApiError => e instanceof PorticoApiError;
 
+/**
+ * Codes that say what Portico was doing, not just what the status means: only an envelope can carry them.
+ * A bare 502 from a proxy is not a Git remote refusing a push.
+ */
+const domainCodes: ReadonlySet<ErrorCode> = new Set(['DEPLOYMENT_MODE_NOT_ALLOWED', 'GITOPS_ERROR']);
 const codeByStatus = new Map<number, ErrorCode>();
-for (const [code, status] of Object.entries(errorStatus)) if (!codeByStatus.has(status)) codeByStatus.set(status, code as ErrorCode);
+for (const [code, status] of Object.entries(errorStatus) as [ErrorCode, number][]) {
+  if (!domainCodes.has(code) && !codeByStatus.has(status)) codeByStatus.set(status, code);
+}
 
 /** `Retry-After` as seconds: a number of seconds or an HTTP date; undefined when absent or unreadable. */
 export function parseRetryAfter(value: string | null, now = Date.now()): number | undefined {
