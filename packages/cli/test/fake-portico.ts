@@ -28,6 +28,7 @@ export const rgd = (name: string, kind: string, extra: Record<string, unknown> =
   instances: 2,
   createdAt: '2025-01-01T00:00:00Z',
   updatedAt: '2025-01-01T00:00:00Z',
+  lastIssuedRevision: 1,
   ...extra,
 });
 
