@@ -50,6 +50,10 @@ export const DeployProgress = z.object({
 });
 export type DeployProgress = z.infer<typeof DeployProgress>;
 
+/** §13: a Git-mode instance's live spec began or ceased to differ from the spec in Git. */
+export const DriftUpdate = z.object({ namespace: z.string(), kind: z.string(), name: z.string(), drifted: z.boolean(), projectId: z.string() });
+export type DriftUpdate = z.infer<typeof DriftUpdate>;
+
 export const RgdUpdate = z.object({ action: z.enum(['add', 'update', 'delete']), name: z.string(), rgd: Rgd });
 export type RgdUpdate = z.infer<typeof RgdUpdate>;
 
@@ -84,6 +88,7 @@ export const serverEventData = {
   error: WsError,
   instance_update: InstanceUpdate,
   deploy_progress: DeployProgress,
+  drift_update: DriftUpdate,
   rgd_update: RgdUpdate,
   revision_update: RevisionUpdate,
   counts_update: CountsUpdate,

@@ -14,6 +14,7 @@ export function eventResourceType(event: DomainEvent): EventResourceType | undef
   switch (event.type) {
     case 'instance_update':
     case 'deploy_progress':
+    case 'drift_update':
       return 'instances';
     case 'rgd_update':
     case 'revision_update':

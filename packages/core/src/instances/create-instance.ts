@@ -10,7 +10,7 @@ import type { GitDeployResult, GitPlacement } from '../repositories/index.js';
 import type { Authorizer, CreateInstanceInput, InstanceKey } from '../types.js';
 import type { InstanceAdmission } from './admission.js';
 import { checkCreate, type CreationPlan } from './create-checks.js';
-import { withPlacement } from './git-fields.js';
+import { gitAnnotations, withPlacement } from './git-fields.js';
 import type { InstanceIndex } from './index-types.js';
 import { commitMessage, describeKey, timestamp, type InstanceAccess } from './instance-access.js';
 import { instanceAnnotations, instanceManifest, toInstance } from './instance-resource.js';
@@ -89,9 +89,11 @@ export async function createInstance(deps: CreateInstanceDeps, actor: Actor, inp
 
   const ref = index.refOf(entry) ?? (await cluster.discover(entry.group, entry.version, entry.kind));
   if (!ref) throw conflict(`rgd "${entry.name}" is not serving its kind yet, retry shortly`, { rgd: entry.name });
+  // Hybrid: the object says a push is under way until it names its commit (not drift, meanwhile); Git's copy does not.
+  const object = mode === 'hybrid' ? { ...manifest, metadata: { ...manifest.metadata, annotations: { ...manifest.metadata.annotations, [gitAnnotations.pending]: timestamp() } } } : manifest;
   let created: KubeObject;
   try {
-    created = await cluster.create(ref, manifest);
+    created = await cluster.create(ref, object);
   } catch (err) {
     if (isPorticoError(err) && err.code === 'CONFLICT') throw conflict(`instance "${describeKey(key)}" already exists`, { kind: key.kind, namespace: key.namespace, name: key.name });
     throw err;
@@ -119,5 +121,5 @@ async function pushAfterCreate(
     throw err;
   }
   logger.info({ project: step.project, instance: describeKey(step.key), commit: pushed.sha }, 'instance pushed to its repository');
-  return cluster.patch(step.ref, step.key.name, { metadata: { annotations: { [instanceAnnotations.gitCommit]: pushed.sha } } }, { namespace });
+  return cluster.patch(step.ref, step.key.name, { metadata: { annotations: { [instanceAnnotations.gitCommit]: pushed.sha, [gitAnnotations.pending]: null } } }, { namespace });
 }

@@ -19,6 +19,11 @@ export const gitAnnotations = {
   driftedAt: 'portico.dev/drifted-at',
   /** The spec in Git while drifted (JSON). */
   desiredSpec: 'portico.dev/desired-spec',
+  /**
+   * Hybrid: when Portico wrote the object and has not pushed yet (cleared with the commit). The object differs
+   * from Git meanwhile by design: it is not drift.
+   */
+  pending: 'portico.dev/git-pending',
 } as const;
 
 /** The labels and annotations a manifest carries for its placement (commit and drift are the cluster's). */

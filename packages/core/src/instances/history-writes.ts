@@ -17,6 +17,8 @@ export interface HistoryWrites {
   committed(key: InstanceKey, instance: api.Instance, user: string, commit: string, verb: 'Updated' | 'Deleted'): Promise<void>;
   /** Before a deletion is sent to the cluster: the `Deleted` event with the user who asked. */
   deleting(key: InstanceKey, instance: api.Instance, user: string): Promise<void>;
+  /** §13: the cluster object first matches a commit (the drift check's verdict): `Synced`, once per commit. */
+  synced(key: InstanceKey, instance: api.Instance, commit: string): Promise<void>;
 }
 
 /** `revisionOf` answers an RGD's newest revision number, stamped on a history when it starts. */
@@ -53,6 +55,17 @@ export function createHistoryWrites(store: HistoryStore, logger: Logger, revisio
 
     deleting(key, instance, user) {
       return guarded(key, 'a deletion', (doc) => markDeleted(doc, key, instance, stamp(), { user, gone: false }));
+    },
+
+    synced(key, instance, commit) {
+      const event: api.HistoryEvent = {
+        id: `synced:${commit}`, timestamp: stamp(), eventType: 'Synced', status: 'Synced', user: 'system', deploymentMode: instance.deploymentMode,
+        gitCommitSha: commit, message: `The cluster matches commit ${commit.slice(0, 12)}`,
+      };
+      return guarded(key, 'a sync', (doc) => {
+        const next = withEvents(docFor(doc, key, instance), [event]);
+        return next === doc ? undefined : next;
+      });
     },
   };
 }

@@ -44,7 +44,7 @@ const scope = (item: IndexedInstance) => ({
 /**
  * The domain events one index change produces: always an `instance_update`; a `deploy_progress` when the state
  * or the ready count moved (or the instance is new); a `counts_changed` when an instance appeared or went away
- * (or moved project, which changes who counts it).
+ * (or moved project, which changes who counts it); a `drift_update` when a Git-mode instance's drift verdict moved.
  */
 export function eventsForChange(change: IndexChange, totalResources: (item: IndexedInstance) => number): DomainEvent[] {
   const { current, previous, action } = change;
@@ -73,6 +73,12 @@ export function eventsForChange(change: IndexChange, totalResources: (item: Inde
   }
   if (action !== 'update' || (previous && previous.project !== current.project)) {
     events.push({ type: 'counts_changed', data: {} });
+  }
+  // §13: the verdict of the drift check moved (either way), or a new object arrives drifted.
+  const drifted = instance.gitopsDrift === true;
+  if (action !== 'delete' && drifted !== (previous?.instance.gitopsDrift === true) && (action === 'update' || drifted)) {
+    const drift: api.DriftUpdate = { namespace: instance.namespace, kind: instance.kind, name: instance.name, drifted, projectId: current.project };
+    events.push({ type: 'drift_update', ...scope(current), data: drift });
   }
   return events;
 }

@@ -15,12 +15,13 @@ import { createInstance } from './create-instance.js';
 import { deleteInstance } from './delete-instance.js';
 import { claimOf, eventsForChange } from './instance-events.js';
 import { createInstanceAccess, describeKey } from './instance-access.js';
+import { watchDrift } from './drift.js';
 import { createInstanceIndex, type CreateInformer, type IndexedInstance, type InstanceIndex } from './instance-index.js';
 import { createInstanceHistory, type HistorySubject } from './instance-history.js';
 import { recordHistory, type HistoryRecorder } from './history-recorder.js';
 import { createHistoryStore, isExpired } from './history-store.js';
 import { createHistoryWrites } from './history-writes.js';
-import { instanceObject } from './instance-resource.js';
+import { instanceObject, keyOf } from './instance-resource.js';
 import type { InstanceKey } from './instance-key.js';
 import { listPage } from './list-query.js';
 import { createMemberCounts } from './member-counts.js';
@@ -63,7 +64,8 @@ export function createInstances(deps: InstancesDeps): Instances {
   const { cluster, catalog, authz, config } = deps;
   const logger = deps.logger.child({ module: 'instances' });
   const index = createInstanceIndex({ cluster, catalog, createInformer: deps.createInformer, logger: deps.logger });
-  const access = createInstanceAccess({ index, authz, git: deps.git ?? localGitDeployments(config, logger) });
+  const git = deps.git ?? localGitDeployments(config, logger);
+  const access = createInstanceAccess({ index, authz, git });
   const subscriptions: Disposable[] = [];
   const history = createInstanceHistory({ cluster, catalog });
   const historyStore = createHistoryStore({ cluster, namespace: config.kubernetes.namespace, logger });
@@ -144,7 +146,14 @@ export function createInstances(deps: InstancesDeps): Instances {
         publishRevisionChanges(catalog, deps.events, logger),
         (recorder = recordHistory({ store: historyStore, index, logger, revisionOf })),
       );
+      // §13: Git-mode instances compared with their files, on every change and every period.
+      const drift = git && watchDrift({
+        index, cluster, git, placementOf: access.placementOf, intervalMs: config.git.driftIntervalMs, logger,
+        onSynced: (item, commit) => void historyWrites.synced(keyOf(item.object), item.instance, commit),
+      });
+      if (drift) subscriptions.push(drift);
       await index.start();
+      drift?.sweep();
     },
 
     async stop() {

@@ -10,7 +10,7 @@ import type { InstanceKey } from '../types.js';
 import type { InstanceAdmission } from './admission.js';
 import type { InstanceIndex } from './index-types.js';
 import { commitMessage, describeKey, timestamp, type InstanceAccess } from './instance-access.js';
-import { withPlacement } from './git-fields.js';
+import { gitAnnotations, withPlacement } from './git-fields.js';
 import { instanceAnnotations, instanceManifest, manifestFieldsOf, toInstance } from './instance-resource.js';
 import type { HistoryWrites } from './history-writes.js';
 import { applyMergePatch, mergePatchBetween } from './merge-patch.js';
@@ -80,6 +80,8 @@ export async function patchInstance(deps: PatchInstanceDeps, actor: Actor, key: 
       const gitInfo = item.instance.gitInfo && { ...item.instance.gitInfo, commitSha: pushed.sha, ...(pushed.commitUrl ? { commitUrl: pushed.commitUrl } : {}) };
       return withWarnings({ ...item.instance, spec: result.value, gitCommit: pushed.sha, ...(gitInfo ? { gitInfo } : {}) });
     }
+    // Hybrid: the object says a push is under way until it names the new commit (not drift, meanwhile).
+    if (mode === 'hybrid') annotations[gitAnnotations.pending] = timestamp();
     let patched = await cluster.patch(
       item.ref,
       key.name,
@@ -113,13 +115,13 @@ async function pushAfterPatch(step: { cluster: Cluster; ref: ResourceRef; key: I
     await undoPatch(step).catch(() => undefined);
     throw err;
   }
-  return step.cluster.patch(step.ref, step.key.name, { metadata: { annotations: { [instanceAnnotations.gitCommit]: pushed.sha } } }, { namespace });
+  return step.cluster.patch(step.ref, step.key.name, { metadata: { annotations: { [instanceAnnotations.gitCommit]: pushed.sha, [gitAnnotations.pending]: null } } }, { namespace });
 }
 
 async function undoPatch(step: { cluster: Cluster; ref: ResourceRef; key: InstanceKey; before: KubeObject; patched: KubeObject }): Promise<void> {
   const namespace = step.key.namespace || undefined;
   const annotations = Object.fromEntries(
-    [instanceAnnotations.updatedBy, instanceAnnotations.updatedAt, instanceAnnotations.updatedGeneration].map((k) => [k, step.before.metadata.annotations?.[k] ?? null]),
+    [instanceAnnotations.updatedBy, instanceAnnotations.updatedAt, instanceAnnotations.updatedGeneration, gitAnnotations.pending].map((k) => [k, step.before.metadata.annotations?.[k] ?? null]),
   );
   await retryOnConflict(async () => {
     const current = await step.cluster.get(step.ref, step.key.name, namespace);

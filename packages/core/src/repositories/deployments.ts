@@ -30,8 +30,8 @@ export interface GitDeployments {
   place(project: string, ask: { repositoryId?: string; gitBranch?: string; gitPath?: string }, defaultPath: string): Promise<GitPlacement>;
   /** Commits the change to the placement's branch; resolves once the remote has it (502 GITOPS_ERROR otherwise). */
   write(project: string, placement: GitPlacement, change: Omit<GitChange, 'path'>): Promise<GitDeployResult>;
-  /** The file as the branch has it now. */
-  read(project: string, placement: GitPlacement): Promise<GitFileState>;
+  /** The file as the branch has it now (or as fetched within `maxAgeMs`). */
+  read(project: string, placement: GitPlacement, opts?: { maxAgeMs?: number }): Promise<GitFileState>;
   /** Where instances committed before repositories existed live: the development default, when configured. */
   readonly fallback?: { repositoryId: string; repositoryUrl: string; branch: string };
 }
@@ -67,9 +67,9 @@ export function createGitDeployments(resolver: RepositoryResolver, backendOf: (r
       return { ...result, ...(commitUrl ? { commitUrl } : {}) };
     },
 
-    async read(project, placement) {
+    async read(project, placement, opts) {
       const { backend } = await backendFor(project, placement.repositoryId);
-      return backend.read(placement.branch, placement.path);
+      return backend.read(placement.branch, placement.path, opts);
     },
   };
 }

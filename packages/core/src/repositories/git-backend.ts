@@ -28,6 +28,6 @@ export interface GitFileState {
  */
 export interface GitBackend {
   write(branch: string, change: GitChange): Promise<GitWriteResult>;
-  /** The file on the branch as the remote has it now. */
-  read(branch: string, path: string): Promise<GitFileState>;
+  /** The file on the branch as the remote has it now (or as fetched within `maxAgeMs`, when given). */
+  read(branch: string, path: string, opts?: { maxAgeMs?: number }): Promise<GitFileState>;
 }

@@ -15,6 +15,8 @@ export interface GitMirror {
   fetch(session: RemoteSession, branch: string): Promise<string | undefined>;
   /** The branch's tip as this copy last saw it (fetched or pushed here); undefined when it has not seen it. */
   knownTip(branch: string): Promise<string | undefined>;
+  /** When this copy last learnt the branch's tip from the remote (a fetch, or its own push); 0 when never. */
+  seenAt(branch: string): number;
   /** The file at `tip`; with `withCommit`, also the last commit that touched it (a history walk: reads only). */
   readFile(tip: string | undefined, file: string, withCommit?: boolean): Promise<{ content?: string; commit?: string }>;
   /** A commit with `file` set (removed when undefined) on top of `tip`; undefined when the tree would not change. */
@@ -61,6 +63,7 @@ export function createGitMirror(root: string, url: string, timeoutMs: number): G
     return runGit(args, { env: { ...session.env, GIT_DIR: dir }, timeoutMs });
   };
   const trackingRef = (branch: string) => `refs/remotes/origin/${branch}`;
+  const seen = new Map<string, number>();
 
   const hasBranches = async (session: RemoteSession) => {
     const r = await remote(session, ['ls-remote', '--heads', session.gitUrl]);
@@ -71,7 +74,10 @@ export function createGitMirror(root: string, url: string, timeoutMs: number): G
   return {
     async fetch(session, branch) {
       const r = await remote(session, ['fetch', '--no-tags', '--no-write-fetch-head', '--quiet', session.gitUrl, `+refs/heads/${branch}:${trackingRef(branch)}`]);
-      if (r.code === 0) return local(['rev-parse', '--verify', `${trackingRef(branch)}^{commit}`]);
+      if (r.code === 0) {
+        seen.set(branch, Date.now());
+        return local(['rev-parse', '--verify', `${trackingRef(branch)}^{commit}`]);
+      }
       if (/couldn't find remote ref/i.test(r.stderr) && !(await hasBranches(session))) return undefined;
       throw new RemoteFailure(r);
     },
@@ -106,6 +112,8 @@ export function createGitMirror(root: string, url: string, timeoutMs: number): G
       }
     },
 
+    seenAt: (branch) => seen.get(branch) ?? 0,
+
     async knownTip(branch) {
       await init();
       const r = await runGit(['rev-parse', '--verify', '-q', `${trackingRef(branch)}^{commit}`], { env: localEnv, timeoutMs });
@@ -117,6 +125,7 @@ export function createGitMirror(root: string, url: string, timeoutMs: number): G
       if (r.code === 0) {
         // What the remote now has: the next write starts from it without a fetch (a stale guess only costs a retry).
         await local(['update-ref', trackingRef(branch), commit]);
+        seen.set(branch, Date.now());
         return { outcome: 'ok' } as const;
       }
       const line = r.stdout.split('\n').find((l) => l.startsWith('!')) ?? '';

@@ -94,18 +94,23 @@ export function createRemoteBackends(deps: RemoteBackendDeps): (remote: Remote) 
         );
       },
 
-      async read(branch, path) {
+      async read(branch, path, opts = {}) {
         const mirror = await mirrorOf(canonical);
-        return deps.lock.inLine(lockKey(branch), () =>
-          withRemote(remote, deps.guard, { timeoutMs: deps.timeoutMs }, async (session) => {
+        return deps.lock.inLine(lockKey(branch), async () => {
+          // Seen recently (many files of one branch compared in a row, or just pushed here): no round trip.
+          if (opts.maxAgeMs !== undefined && Date.now() - mirror.seenAt(branch) <= opts.maxAgeMs) {
+            const tip = await mirror.knownTip(branch);
+            if (tip) return mirror.readFile(tip, path, true);
+          }
+          return withRemote(remote, deps.guard, { timeoutMs: deps.timeoutMs }, async (session) => {
             try {
               return await mirror.readFile(await mirror.fetch(session, branch), path, true);
             } catch (err) {
               if (isPorticoError(err)) throw err;
               return failed(err, session, branch);
             }
-          }),
-        );
+          });
+        });
       },
     };
   };

@@ -116,8 +116,13 @@ describe('deploying through a repository (kubernetes cluster)', () => {
     expect((await object(name))?.spec.replicas).toBe(3);
     expect((await cloned(defaultPath(name)))?.spec.replicas).toBe(3);
 
-    const timeline = await admin.get(`${base}/${name}/timeline`);
-    expect(timeline.body.timeline.map((e: { eventType: string }) => e.eventType)).toEqual(expect.arrayContaining(['Created', 'ManifestGenerated', 'PushedToGit']));
+    // The timeline: the manifest, its push, and the cluster matching the commit.
+    const timeline = await eventually(
+      async () => (await admin.get(`${base}/${name}/timeline`)).body.timeline as { eventType: string; message?: string }[],
+      (t) => t.some((e) => e.eventType === 'Synced' && e.message?.includes(updated.sha.slice(0, 12))),
+      'Synced for the update\'s commit',
+    );
+    expect(timeline.map((e) => e.eventType)).toEqual(expect.arrayContaining(['Created', 'ManifestGenerated', 'PushedToGit', 'Synced']));
 
     // The repository is in use: it cannot go while this instance deploys through it.
     expect((await admin.del(`/api/v1/repositories/${repo.id}`)).status).toBe(409);
