@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { assertCliBuilt, runCli } from '../../../cli/test/e2e/run-cli.js';
 import { routes, type RouteDef } from '@portico/api';
-import { GINA_PASSWORD, plan } from './route-plan.js';
+import { GINA_PASSWORD, plan, plannedSecretValues } from './route-plan.js';
 import { startAuditStack, type AuditStack } from './stack.js';
 
 interface EventRow {
@@ -16,23 +16,28 @@ interface EventRow {
   request_id: string;
 }
 
-const mutating = (route: RouteDef) => route.method !== 'GET';
+/** Every route but a GET is planned; those that change nothing (a HEAD, a `readOnly` POST) must leave no event. */
+const planned = (route: RouteDef) => route.method !== 'GET';
+const changesSomething = (route: RouteDef) => route.method !== 'HEAD' && !route.readOnly;
 
 describe('acceptance 3: every mutation, sign-in, sign-out and denial leaves exactly one audit event', () => {
   let stack: AuditStack;
   const rowsFor = async (requestId: string) =>
     (await stack.db.pool.query<EventRow>('SELECT id, user_id, action, result, http_status, request_id FROM audit_events WHERE request_id = $1', [requestId])).rows;
+  const countEvents = async () => (await stack.db.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM audit_events')).rows[0].n;
 
   beforeAll(async () => {
     stack = await startAuditStack();
   });
   afterAll(async () => stack?.close());
 
-  it('walks the OSS route table: each mutating route, one event with its actor, action, result, status and request id', async () => {
+  it('walks the OSS route table: each mutating route, one event with its actor, action, result, status and request id; a read-only one, none', async () => {
     const calls = plan(stack.adminPassword);
-    const oss = routes.filter((r) => mutating(r) && !('enterprise' in r && r.enterprise)) as RouteDef[];
+    const oss = routes.filter((r) => planned(r) && !('enterprise' in r && r.enterprise)) as RouteDef[];
     expect(oss.map((r) => r.id).filter((id) => !calls[id])).toEqual([]);
     expect(Object.keys(calls).sort()).toEqual(oss.map((r) => r.id).sort());
+    // The plan expects an event exactly where the route table says the route changes something.
+    expect(oss.filter((r) => changesSomething(r) !== !('recorded' in calls[r.id])).map((r) => r.id)).toEqual([]);
 
     const tokens: Record<string, string> = { admin: await stack.login('admin', stack.adminPassword), spare: await stack.login('admin', stack.adminPassword) };
     const get = async (path: string) => (await (await fetch(`${stack.url}${path}`, { headers: { authorization: `Bearer ${tokens.admin}` } })).json()) as Record<string, unknown>;
@@ -40,19 +45,26 @@ describe('acceptance 3: every mutation, sign-in, sign-out and denial leaves exac
     for (const [id, call] of Object.entries(calls)) {
       const route = oss.find((r) => r.id === id)!;
       if (route.id === 'changePassword') tokens.gina = await stack.login('gina', GINA_PASSWORD);
-      const body = call.prepare ? (await call.prepare(get)).body : call.body;
+      const prepared = call.prepare ? await call.prepare(get) : { body: call.body };
+      const eventsBefore = await countEvents();
       const headers: Record<string, string> = { 'user-agent': 'audit-acceptance' };
       if (route.auth === 'user') headers.authorization = `Bearer ${tokens[call.as ?? 'admin']}`;
-      if (body !== undefined) headers['content-type'] = 'application/json';
-      const res = await fetch(`${stack.url}${call.path}`, { method: route.method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+      if (prepared.body !== undefined) headers['content-type'] = 'application/json';
+      const res = await fetch(`${stack.url}${prepared.path ?? call.path}`, { method: route.method, headers, body: prepared.body === undefined ? undefined : JSON.stringify(prepared.body) });
       expect(res.status, `${route.id}: ${await res.clone().text()}`).toBe(call.status);
       const requestId = res.headers.get('x-request-id') ?? '';
       const rows = await rowsFor(requestId);
+      if ('recorded' in call) {
+        // Not by this request id, nor without one: the trail did not grow at all.
+        expect(rows, route.id).toEqual([]);
+        expect(await countEvents(), route.id).toBe(eventsBefore);
+        continue;
+      }
       expect(rows, route.id).toHaveLength(1);
       expect(rows[0], route.id).toMatchObject({ user_id: call.userId, action: call.action, result: call.result, http_status: call.status });
     }
     // Secret values the plan wrote are redacted from the trail (their names and keys stay).
-    for (const value of ['audit-secret-value-1', 'audit-secret-value-2']) {
+    for (const value of plannedSecretValues) {
       const hits = await stack.db.pool.query(`SELECT 1 FROM audit_events t WHERE row_to_json(t)::text LIKE '%' || $1 || '%'`, [value]);
       expect(hits.rowCount, value).toBe(0);
     }

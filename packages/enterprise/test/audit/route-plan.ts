@@ -1,21 +1,45 @@
 /**
- * One request per mutating route of the OSS table, in an order in which each succeeds (or fails on purpose):
- * the acceptance test walks the route table and fails on any mutating route missing here, so a new route
- * cannot escape the audit test. `as` names whose token the request carries.
+ * One request per route of the OSS table that is not a GET, in an order in which each succeeds (or fails on
+ * purpose): the acceptance test walks the route table and fails on any such route missing here, so a new route
+ * cannot escape the audit test. A route that changes nothing (a HEAD, or a POST the table marks `readOnly`, such
+ * as preflight or a connection test) is planned too, as `recorded: false`: the walk checks it leaves no event.
+ * `as` names whose token the request carries.
  */
-export interface PlannedCall {
+interface Call {
   path: string;
   body?: unknown;
   as?: 'admin' | 'gina' | 'spare';
-  /** Fills path placeholders or the body from earlier answers (e.g. a resourceVersion). */
-  prepare?: (get: (path: string) => Promise<Record<string, unknown>>) => Promise<{ body?: unknown }>;
+  /** Fills the path or the body from earlier answers (e.g. a resourceVersion or an id). */
+  prepare?: (get: (path: string) => Promise<Record<string, unknown>>) => Promise<{ body?: unknown; path?: string }>;
   status: number;
+}
+
+export interface RecordedCall extends Call {
   action: string;
   userId: string;
   result: 'success' | 'denied' | 'error';
 }
 
+export interface UnrecordedCall extends Call {
+  recorded: false;
+}
+
+export type PlannedCall = RecordedCall | UnrecordedCall;
+
 export const GINA_PASSWORD = 'gina-password-1';
+
+const itemsOf = (list: Record<string, unknown>) => list.items as { id: string; name?: string }[];
+const repositoryPath = async (get: (path: string) => Promise<Record<string, unknown>>) =>
+  `/api/v1/repositories/${itemsOf(await get('/api/v1/repositories?projectId=default')).find((repo) => repo.name === 'Audited')?.id}`;
+const provider = {
+  issuerURL: 'https://login.example.com', clientID: 'portico', clientSecret: 'audit-provider-secret-1',
+  redirectURL: 'https://portico.example.com/api/v1/auth/oidc/callback', scopes: ['openid', 'email'],
+};
+const preflightBody = { name: 'checked', project: 'default', values: { image: 'ghcr.io/acme/shop:1', replicas: 1 } };
+const tenantPreflightBody = { name: 'team-x', project: 'default', values: { team: 'team-x', adminGroup: 'team-x-admins' } };
+
+/** The secret values the plan writes: none may reach the trail. */
+export const plannedSecretValues = ['audit-secret-value-1', 'audit-secret-value-2', 'audit-secret-value-3', 'audit-secret-value-4', 'audit-repo-password', 'audit-provider-secret-1', 'audit-provider-secret-2'];
 
 export const plan = (adminPassword: string): Record<string, PlannedCall> => ({
   localLogin: { path: '/api/v1/auth/local/login', body: { username: 'admin', password: adminPassword }, status: 200, action: 'login', userId: 'admin', result: 'success' },
@@ -50,6 +74,33 @@ export const plan = (adminPassword: string): Record<string, PlannedCall> => ({
     status: 200, action: 'update', userId: 'admin', result: 'success',
   },
   deleteSecret: { path: '/api/v1/projects/default/secrets/dev/audited-secret', status: 204, action: 'delete', userId: 'admin', result: 'success' },
+  createProjectToken: { path: '/api/v1/projects/audited/roles/developer/tokens', body: { description: 'ci' }, status: 201, action: 'create', userId: 'admin', result: 'success' },
+  deleteProjectToken: {
+    path: '/api/v1/projects/audited/roles/developer/tokens/{id}',
+    prepare: async (get) => ({ path: `/api/v1/projects/audited/roles/developer/tokens/${itemsOf(await get('/api/v1/projects/audited/roles/developer/tokens'))[0]?.id}` }),
+    status: 204, action: 'delete', userId: 'admin', result: 'success',
+  },
+  createSecretInProject: { path: '/api/v1/secrets?project=default', body: { name: 'field-secret', namespace: 'dev', data: { token: 'audit-secret-value-3' } }, status: 201, action: 'create', userId: 'admin', result: 'success' },
+  secretExists: { path: '/api/v1/secrets/field-secret?project=default&namespace=dev', status: 200, recorded: false },
+  upsertSecretKeys: { path: '/api/v1/secrets/field-secret?project=default', body: { namespace: 'dev', data: { token: 'audit-secret-value-4' } }, status: 200, action: 'update', userId: 'admin', result: 'success' },
+  deleteSecretOfProject: { path: '/api/v1/secrets/field-secret?project=default&namespace=dev', status: 200, action: 'delete', userId: 'admin', result: 'success' },
+  // A host under .invalid never resolves: registering it is allowed (it is checked at each connection), a test of it fails at once.
+  createRepository: {
+    path: '/api/v1/repositories',
+    body: { name: 'Audited', projectId: 'default', repoURL: 'https://git.invalid/platform/deploys.git', authType: 'https', defaultBranch: 'main', httpsAuth: { username: 'deployer', password: 'audit-repo-password' } },
+    status: 201, action: 'create', userId: 'admin', result: 'success',
+  },
+  testRepositoryConnection: { path: '/api/v1/repositories/test-connection', body: { repoURL: 'https://git.invalid/platform/deploys.git', authType: 'https' }, status: 200, recorded: false },
+  testRepository: { path: '/api/v1/repositories/{id}/test', prepare: async (get) => ({ path: `${await repositoryPath(get)}/test` }), status: 200, recorded: false },
+  updateRepository: { path: '/api/v1/repositories/{id}', prepare: async (get) => ({ path: await repositoryPath(get), body: { defaultBranch: 'release' } }), status: 200, action: 'update', userId: 'admin', result: 'success' },
+  deleteRepository: { path: '/api/v1/repositories/{id}', prepare: async (get) => ({ path: await repositoryPath(get) }), status: 204, action: 'delete', userId: 'admin', result: 'success' },
+  createSsoProvider: { path: '/api/v1/settings/sso/providers', body: { name: 'audited-idp', ...provider }, status: 201, action: 'create', userId: 'admin', result: 'success' },
+  updateSsoProvider: { path: '/api/v1/settings/sso/providers/audited-idp', body: { ...provider, clientSecret: 'audit-provider-secret-2' }, status: 200, action: 'update', userId: 'admin', result: 'success' },
+  deleteSsoProvider: { path: '/api/v1/settings/sso/providers/audited-idp', status: 204, action: 'delete', userId: 'admin', result: 'success' },
+  updatePreferences: { path: '/api/v1/users/preferences', body: { favoriteRgds: ['web-app'], recentRgds: ['web-app', 'redis-cache'] }, status: 200, action: 'update', userId: 'admin', result: 'success' },
+  namespacedInstancePreflight: { path: '/api/v1/namespaces/dev/instances/WebApp/preflight', body: preflightBody, status: 200, recorded: false },
+  clusterInstancePreflight: { path: '/api/v1/instances/_/TenantNamespace/preflight', body: tenantPreflightBody, status: 200, recorded: false },
+  clusterInstancePreflightAlias: { path: '/api/v1/instances/TenantNamespace/preflight', body: tenantPreflightBody, status: 200, recorded: false },
   deleteProject: { path: '/api/v1/projects/audited', status: 204, action: 'delete', userId: 'admin', result: 'success' },
   deleteAccount: { path: '/api/v1/accounts/gina', status: 204, action: 'delete', userId: 'admin', result: 'success' },
   logout: { path: '/api/v1/auth/logout', as: 'spare', status: 200, action: 'logout', userId: 'admin', result: 'success' },
