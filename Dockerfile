@@ -95,9 +95,10 @@ LABEL org.opencontainers.image.title="Portico" \
 ENV NODE_ENV=production \
     SERVER_ADDRESS=:8080
 WORKDIR /app
-# gitops and hybrid deployments run `git` in PORTICO_GITOPS_REPO; nothing else is added to the base image.
+# gitops and hybrid deployments push with `git` over HTTPS and SSH (ssh from openssh-client); nothing else is
+# added to the base image.
 RUN apt-get update \
- && apt-get install -y --no-install-recommends git ca-certificates \
+ && apt-get install -y --no-install-recommends git openssh-client ca-certificates \
  && rm -rf /var/lib/apt/lists/*
 COPY --from=build --chown=0:0 /out/ /app/
 
