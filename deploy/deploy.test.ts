@@ -220,12 +220,12 @@ describe('deploy/ manifests', () => {
       expect(rules.some((r) => r.nonResourceURLs?.includes('/apis/*'))).toBe(true);
     });
 
-    it('the namespaced Role covers Projects, Secrets and ConfigMaps (read: icon registries) only, and never deletes Secrets', () => {
+    it('the namespaced Role covers Projects, Secrets and ConfigMaps only (Secrets and ConfigMaps of repositories are deleted with them)', () => {
       const byResource = Object.fromEntries((role.rules as Rule[]).flatMap((r) => (r.resources ?? []).map((res) => [res, r.verbs.slice().sort()])));
       expect(byResource).toEqual({
         projects: ['create', 'delete', 'get', 'list', 'patch', 'watch'],
-        secrets: ['create', 'get', 'list', 'patch', 'watch'],
-        configmaps: ['get', 'list', 'watch'],
+        secrets: ['create', 'delete', 'get', 'list', 'patch', 'watch'],
+        configmaps: ['create', 'delete', 'get', 'list', 'patch', 'watch'],
       });
     });
 
