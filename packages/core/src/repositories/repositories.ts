@@ -1,12 +1,12 @@
 import * as api from '@portico/api';
 import type { Actor } from '../actor.js';
-import { badRequest, forbidden, notFound, validationFailed } from '../errors.js';
+import { badRequest, conflict, forbidden, notFound, validationFailed } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { parseInput } from '../validation.js';
 import { testConnection, type ConnectionVerdict } from './connection-test.js';
 import type { Remote, RepoCredentials } from './git-remote.js';
 import type { HostGuard } from './host-guard.js';
-import { LOCAL_REPOSITORY_ID, type LocalRepository } from './local-repository.js';
+import { LOCAL_REPOSITORY_ID, localRepositorySetting, type LocalRepository } from './local-repository.js';
 import { repositoryConflict, type RepoStore } from './repo-store.js';
 import { parseRepoUrl } from './repo-url.js';
 
@@ -56,12 +56,17 @@ export function createRepositories(deps: RepositoriesDeps): RepositoriesService 
   const mayRead = (actor: Actor, info: Pick<api.RepoInfo, 'projectId' | 'id'>) =>
     authz.can(actor, 'get', object(info.projectId, info.id)) || authz.can(actor, 'list', object(info.projectId, info.id));
   const visible = async (actor: Actor, id: string): Promise<api.RepoInfo> => {
-    if (id === LOCAL_REPOSITORY_ID) throw notFound('repository', id);
+    if (id === LOCAL_REPOSITORY_ID) {
+      const local = localFor(actor)[0];
+      if (!local) throw notFound('repository', id);
+      return local;
+    }
     const info = await store.get(id);
     if (!mayRead(actor, info)) throw notFound('repository', id);
     return info;
   };
   const require = (actor: Actor, action: 'create' | 'update' | 'delete', project: string, id: string) => {
+    if (id === LOCAL_REPOSITORY_ID) throw conflict(`the development repository is configured by ${localRepositorySetting} and cannot be changed through the API`, { repositoryId: id, setting: localRepositorySetting });
     if (!authz.can(actor, action, object(project, id))) throw forbidden(`you may not ${action} repositories of project "${project}"`, { resource: 'repositories', action });
   };
   const projectMustExist = (actor: Actor, project: string) => {
@@ -163,6 +168,7 @@ export function createRepositories(deps: RepositoriesDeps): RepositoriesService 
 
     async test(actor, id) {
       if (id === LOCAL_REPOSITORY_ID && deps.local) {
+        await visible(actor, id);
         const verdict = await deps.local.test();
         return { ...verdict, details: { repository: deps.local.url, branch: await deps.local.branch() } };
       }

@@ -1,9 +1,12 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { Writable } from 'node:stream';
 import * as api from '@portico/api';
 import { createLogger, resources, type Operation } from '@portico/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiAs, createUser, uniqueName, type ApiAs, type TestUser } from '../support/api-as.js';
-import { clusterModes, startPorticoServer, type PorticoServer } from '../support/cluster-modes.js';
+import { clusterModes, startPorticoServer, useServer, type PorticoServer } from '../support/cluster-modes.js';
 
 // Issue 39, step 1 (contract §13): repositories per project, kept in the cluster (so every replica sees them),
 // their credentials in one Secret each and in no answer, no log line and no project's secret list.
@@ -171,5 +174,27 @@ describe.each(clusterModes)('repositories (%s cluster)', (mode) => {
     expect(logs).toContain('repository registered');
     expect(logs).not.toContain(SECRET_PASSWORD);
     expect(logs).not.toContain('never-shown');
+  });
+});
+
+describe('the development repository (PORTICO_GITOPS_REPO, embedded cluster)', () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'portico-dev-repo-'));
+  const { tp, admin } = useServer('embedded', { env: { PORTICO_GITOPS_REPO: dir } });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('is shown as the repository `local` of every project, tests valid, and cannot be changed through the API', async () => {
+    const project = uniqueName('devrepo');
+    expect((await admin.post('/api/v1/projects', { name: project, destinations: [{ namespace: 'dev' }] })).status).toBe(201);
+    const listed = api.RepositoryList.parse((await admin.get(`/api/v1/repositories?projectId=${project}`)).body);
+    expect(listed.items).toEqual([expect.objectContaining({ id: 'local', projectId: project, authType: 'local', repoURL: `file://${dir}` })]);
+    expect(api.RepositoryList.parse((await admin.get('/api/v1/repositories')).body).items.filter((r) => r.id === 'local').map((r) => r.projectId)).toContain(project);
+    expect((await admin.get('/api/v1/repositories/local')).body.id).toBe('local');
+    expect((await admin.post('/api/v1/repositories/local/test')).body).toMatchObject({ valid: true });
+    expect((await admin.patch('/api/v1/repositories/local', { name: 'Renamed' })).status).toBe(409);
+    expect((await admin.del('/api/v1/repositories/local')).status).toBe(409);
+    // A user who may not read the project's repositories does not see it.
+    const nobody = await createUser(tp, 'nobody');
+    expect(api.RepositoryList.parse((await nobody.get('/api/v1/repositories')).body).items).toEqual([]);
+    expect((await nobody.get('/api/v1/repositories/local')).status).toBe(404);
   });
 });
