@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runInNewContext } from 'node:vm';
 import { setFlagsFromString } from 'node:v8';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTcpProxy, type TcpProxy } from '../../../server/test/outage/tcp-proxy.js';
 import { apiAs, createProject, createUser, type TestUser } from '../../../server/test/support/api-as.js';
@@ -183,22 +184,24 @@ describe('violation history over HTTP', () => {
 
   it('acceptance 3: 100,000 records stream as CSV over HTTP with flat memory, and `count` matches', async () => {
     await db.pool.query('TRUNCATE violation_history');
-    // About 380 bytes per CSV line: some 38 MB in all. Written with a test-sized statement timeout: the pool's own
-    // (a few seconds) is for requests, and this bulk insert can take longer on a busy 2-core machine.
-    const setup = await db.pool.connect();
-    await setup.query('BEGIN');
-    await setup.query("SET LOCAL statement_timeout = '120s'");
-    await setup.query(`
-      INSERT INTO violation_history (key, constraint_kind, constraint_name, resource_kind, resource_namespace, resource_name,
-        enforcement_action, message, project, first_seen, enforcement_seen, resolved_at, status)
-      SELECT 'K8sContainerLimits/limits-' || (g % 200) || '/Pod/team-' || (g % 50) || '/app-' || g || '#0', 'K8sContainerLimits',
-        'limits-' || (g % 200), 'Pod', 'team-' || (g % 50), 'app-' || g, 'dryrun',
-        'container <app> has no resource limits; ' || repeat('cpu and memory limits are required by policy. ', 5) || g, 'p' || (g % 50),
-        now() - g * interval '1 second', now() - g * interval '1 second',
-        CASE WHEN g % 2 = 0 THEN now() END, CASE WHEN g % 2 = 0 THEN 'resolved' ELSE 'active' END
-      FROM generate_series(1, 100000) AS g`);
-    await setup.query('COMMIT');
-    setup.release();
+    // About 380 bytes per CSV line: some 38 MB in all. Written on a connection of its own, without the pool's
+    // timeouts (a few seconds, on the server and in the client, are for requests): this bulk insert can take
+    // longer on a busy 2-core machine, and a failure must not leave a pooled client in an open transaction.
+    const setup = new pg.Client({ connectionString: TEST_DATABASE_URL, options: `-c search_path=${db.schema},public -c statement_timeout=120s` });
+    await setup.connect();
+    try {
+      await setup.query(`
+        INSERT INTO violation_history (key, constraint_kind, constraint_name, resource_kind, resource_namespace, resource_name,
+          enforcement_action, message, project, first_seen, enforcement_seen, resolved_at, status)
+        SELECT 'K8sContainerLimits/limits-' || (g % 200) || '/Pod/team-' || (g % 50) || '/app-' || g || '#0', 'K8sContainerLimits',
+          'limits-' || (g % 200), 'Pod', 'team-' || (g % 50), 'app-' || g, 'dryrun',
+          'container <app> has no resource limits; ' || repeat('cpu and memory limits are required by policy. ', 5) || g, 'p' || (g % 50),
+          now() - g * interval '1 second', now() - g * interval '1 second',
+          CASE WHEN g % 2 = 0 THEN now() END, CASE WHEN g % 2 = 0 THEN 'resolved' ELSE 'active' END
+        FROM generate_series(1, 100000) AS g`);
+    } finally {
+      await setup.end();
+    }
     const since = encodeURIComponent(new Date(Date.now() - 7 * 86_400_000).toISOString());
     const counted = await json(ee.adminToken, `${HISTORY}/count?since=${since}`);
     expect(counted.body).toEqual({ count: 100_000, retentionDays: 30 });
