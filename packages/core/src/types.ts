@@ -10,7 +10,6 @@ import type { CatalogEntry, JsonSchemaObject } from './catalog/types.js';
 import type { InstanceAdmission } from './instances/admission.js';
 import type { IndexChange, IndexedInstance } from './instances/index-types.js';
 import type { InstanceKey } from './instances/instance-key.js';
-import type { ProjectTokensService } from './projects/project-tokens.js';
 import type { OperationRunner } from './operations/run.js';
 import type { SsoProvidersService } from './auth/sso/sso-providers.js';
 import type { RepositoriesService } from './repositories/index.js';
@@ -258,6 +257,18 @@ export interface IconsService {
   /** Starts following the registry ConfigMaps; icons appear as their first list arrives. */
   start(): void;
   stop(): void;
+}
+
+/**
+ * §14: a project role's tokens, for CI pipelines. Declared here with the other services (not beside its
+ * implementation, which needs auth, and auth needs this file): no import runs in a circle.
+ */
+export interface ProjectTokensService {
+  /** The answer is the only time the token is shown. */
+  create(actor: Actor, project: string, role: string, input: unknown): Promise<api.CreatedProjectToken>;
+  list(actor: Actor, project: string, role: string): Promise<api.ProjectTokenList>;
+  /** Refused at once on every replica. */
+  delete(actor: Actor, project: string, role: string, id: string): Promise<void>;
 }
 
 /** §11.7: what the cluster serves. */

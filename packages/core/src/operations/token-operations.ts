@@ -1,5 +1,5 @@
 import type { Actor } from '../actor.js';
-import type { ProjectTokensService } from '../projects/project-tokens.js';
+import type { ProjectTokensService } from '../types.js';
 import type { OperationRow } from './run.js';
 
 type Table<S> = { readonly [K in keyof S]?: S[K] extends (...args: infer A) => infer R ? OperationRow<A, Awaited<R>> : never };

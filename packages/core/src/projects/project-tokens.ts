@@ -9,19 +9,10 @@ import { badRequest, forbidden, isPorticoError, notFound } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { resources, type Cluster, type KubeObject } from '../ports/cluster.js';
 import type { KeyValue } from '../ports/keyvalue.js';
-import type { Authorizer } from '../types.js';
+import type { Authorizer, ProjectTokensService } from '../types.js';
 import { parseInput } from '../validation.js';
 import { holdsToken, recordsPatch, tokenView, type TokenRecord } from './token-records.js';
 import { waitForInformer } from './wait-for-informer.js';
-
-/** §14: a project role's tokens. */
-export interface ProjectTokensService {
-  /** The answer is the only time the token is shown. */
-  create(actor: Actor, project: string, role: string, input: unknown): Promise<api.CreatedProjectToken>;
-  list(actor: Actor, project: string, role: string): Promise<api.ProjectTokenList>;
-  /** Refused at once on every replica. */
-  delete(actor: Actor, project: string, role: string, id: string): Promise<void>;
-}
 
 export interface ProjectTokensDeps {
   cluster: Cluster;
