@@ -320,6 +320,19 @@ describe('projects and membership', () => {
     await admin.projects.unbindUser(project, 'developer', 'frank');
   });
 
+  it('issues a token acting as one role of the project, lists it without the token, and revokes it at once (§14)', async () => {
+    const issued = await admin.projects.tokens.create(project, 'developer', { description: 'sdk pipeline', expiresIn: '30d' });
+    const pipeline = clientWith(issued.token);
+    expect((await pipeline.instances.list({ project })).totalCount).toBe(0);
+    await expectApiError(pipeline.projects.tokens.create(project, 'developer'), 403, 'FORBIDDEN');
+    const { items } = await admin.projects.tokens.list(project, 'developer');
+    expect(items).toEqual([expect.objectContaining({ id: issued.id, description: 'sdk pipeline', createdBy: 'admin' })]);
+    expect(JSON.stringify(items)).not.toContain(issued.token);
+    await admin.projects.tokens.delete(project, 'developer', issued.id);
+    await expectApiError(pipeline.instances.list({ project }), 401, 'UNAUTHORIZED');
+    expect((await admin.projects.tokens.list(project, 'developer')).items).toEqual([]);
+  });
+
   it('deletes a project (204); it is gone afterwards', async () => {
     await admin.projects.delete(project);
     await expectApiError(admin.projects.get(project), 404, 'NOT_FOUND');
