@@ -1,5 +1,6 @@
 import * as api from '@portico/api';
 import type { RevisionRecord } from '../catalog/index.js';
+import { commitUrlOf } from '../repositories/index.js';
 import type { HistoryDoc } from './history-store.js';
 
 /** What the timeline shows of a recorded history: its events, and the RGD's revisions during the instance's life. */
@@ -9,12 +10,19 @@ export interface RecordedTimeline {
   revisions: readonly RevisionRecord[];
 }
 
+/** §13: where a browser shows the commit of a Git step, for hosts with the common `<repository>/commit/<sha>` pages. */
+const commitUrl = (e: api.HistoryEvent): { gitCommitUrl?: string } => {
+  const url = e.gitCommitSha && e.gitRepository ? commitUrlOf(e.gitRepository, e.gitCommitSha) : undefined;
+  return url ? { gitCommitUrl: url } : {};
+};
+
 const fromEvent = (e: api.HistoryEvent): Omit<api.TimelineEntry, 'isCurrent'> => ({
   timestamp: e.timestamp,
   eventType: e.eventType,
   status: e.status,
   ...(e.user ? { user: e.user } : {}),
   ...(e.message ? { message: e.message } : {}),
+  ...commitUrl(e),
   isCompleted: true,
 });
 

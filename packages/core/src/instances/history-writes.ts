@@ -1,10 +1,16 @@
 import type * as api from '@portico/api';
 import type { Logger } from '../logger.js';
-import { createdEvent, freshDoc, gitEvents, markDeleted } from './history-entries.js';
+import { createdEvent, freshDoc, gitEvents, markDeleted, type GitTarget } from './history-entries.js';
 import { withEvents, type HistoryDoc, type HistoryStore } from './history-store.js';
 import type { InstanceKey } from './instance-key.js';
 
 const stamp = () => new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
+
+/** §13: the repository and branch a Git-mode instance lives in, when it says (gitInfo). */
+const gitTarget = (instance: api.Instance, commit: string): GitTarget => ({
+  commit,
+  ...(instance.gitInfo ? { repository: instance.gitInfo.repositoryUrl, branch: instance.gitInfo.branch } : {}),
+});
 
 /**
  * What a request records in an instance's history that the object alone cannot tell: who deleted it, and the
@@ -38,7 +44,7 @@ export function createHistoryWrites(store: HistoryStore, logger: Logger, revisio
 
   return {
     created(key, instance) {
-      const git = instance.gitCommit ? gitEvents(instance, { commit: instance.gitCommit }, instance.createdBy, instance.createdAt, 'Created') : [];
+      const git = instance.gitCommit ? gitEvents(instance, gitTarget(instance, instance.gitCommit), instance.createdBy, instance.createdAt, 'Created') : [];
       return guarded(key, 'a creation', (doc) => {
         const base = docFor(doc, key, instance);
         const next = withEvents(base, [createdEvent(instance, instance.gitCommit), ...git]);
@@ -48,7 +54,7 @@ export function createHistoryWrites(store: HistoryStore, logger: Logger, revisio
 
     committed(key, instance, user, commit, verb) {
       return guarded(key, 'a commit', (doc) => {
-        const next = withEvents(docFor(doc, key, instance), gitEvents(instance, { commit }, user, stamp(), verb));
+        const next = withEvents(docFor(doc, key, instance), gitEvents(instance, gitTarget(instance, commit), user, stamp(), verb));
         return next === doc ? undefined : next;
       });
     },

@@ -123,6 +123,10 @@ describe('deploying through a repository (kubernetes cluster)', () => {
       'Synced for the update\'s commit',
     );
     expect(timeline.map((e) => e.eventType)).toEqual(expect.arrayContaining(['Created', 'ManifestGenerated', 'PushedToGit', 'Synced']));
+    const pushedUpdate = (timeline as { eventType: string; gitCommitUrl?: string }[]).filter((e) => e.eventType === 'PushedToGit').at(-1);
+    expect(pushedUpdate?.gitCommitUrl).toBe(`https://localhost:${git.https.port}/deploys/commit/${updated.sha}`);
+    const history = (await admin.get(`${base}/${name}/history`)).body as { events: { eventType: string; gitCommitSha?: string; gitRepository?: string; gitBranch?: string }[] };
+    expect(history.events.find((e) => e.eventType === 'PushedToGit' && e.gitCommitSha === created.sha)).toMatchObject({ gitRepository: repo.repoURL, gitBranch: 'main' });
 
     // The repository is in use: it cannot go while this instance deploys through it.
     expect((await admin.del(`/api/v1/repositories/${repo.id}`)).status).toBe(409);
