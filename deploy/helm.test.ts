@@ -5,6 +5,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
+import { grantsFor, type Grant } from '../packages/core/test/support/kube-rbac.js';
+import { editionGrants, porticoAccount } from '../packages/core/test/support/rendered-rbac.js';
 
 /**
  * The Helm chart, rendered as `helm template` would (there is no helm binary here): deploy/helm/render is Go's
@@ -99,6 +101,26 @@ describe.each([
     const policy = only(docs, 'NetworkPolicy', 'portico');
     const metricsRule = policy.spec.ingress.find((r: any) => r.ports[0].port === 'metrics');
     expect(metricsRule.from).toEqual([{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'monitoring' } } }]);
+  });
+});
+
+describe('the chart\'s RBAC', () => {
+  // What the rules and where they hold, without the names they are written under.
+  const normalized = (grants: Grant[]) => grants.map((g) => JSON.stringify({ namespace: g.namespace ?? '*', rule: g.rule })).sort();
+
+  it.each([
+    ['oss', [] as string[]],
+    ['enterprise', ['values-enterprise.yaml']],
+  ] as const)('binds Portico\'s account to exactly the rules of the kustomize install (%s), which the RBAC-mode suites run with', (edition, files) => {
+    expect(normalized(grantsFor(render(...files), porticoAccount))).toEqual(normalized(editionGrants(edition)));
+  });
+
+  it('adds the rules a catalog needs from rbac.extraClusterRules', () => {
+    const extra = path.join(scratch, 'extra-rules.yaml');
+    writeFileSync(extra, 'rbac:\n  extraClusterRules:\n    - apiGroups: ["payments.portico.dev"]\n      resources: ["*"]\n      verbs: ["get", "list", "watch", "create", "patch", "delete"]\n');
+    const out = execFileSync(renderer, [chartDir, extra], { encoding: 'utf8' });
+    const role = parseAllDocuments(out).map((d) => d.toJSON() as Manifest).find((d) => d?.kind === 'ClusterRole')!;
+    expect(role.rules.at(-1)).toEqual({ apiGroups: ['payments.portico.dev'], resources: ['*'], verbs: ['get', 'list', 'watch', 'create', 'patch', 'delete'] });
   });
 });
 

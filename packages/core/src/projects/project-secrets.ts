@@ -10,12 +10,12 @@ const projectLabel = 'portico.dev/project';
  * Secrets): left behind, they would belong to the next project created under the same name, whose members would
  * see them. One already gone is not an error.
  */
-export async function deleteProjectSecrets(cluster: Cluster, project: string): Promise<void> {
+export async function deleteProjectSecrets(cluster: Cluster, project: string, porticoNamespace: string): Promise<void> {
   const { items } = await cluster.list(resources.secret, { labelSelector: `${projectLabel}=${project}` });
   for (const secret of items) {
     await cluster.delete(resources.secret, secret.metadata.name, secret.metadata.namespace).catch((e: unknown) => {
       if (!isPorticoError(e) || e.code !== 'NOT_FOUND') throw e;
     });
   }
-  await deleteProjectRepositories(cluster, project);
+  await deleteProjectRepositories(cluster, project, porticoNamespace);
 }

@@ -142,7 +142,7 @@ export function createProjects(deps: ProjectsDeps): ProjectsService {
         const cascade = { instances: deps.instances, catalog: deps.catalog, cluster, events: deps.events, logger: deps.logger, waitMs: deps.cascadeWaitMs ?? 60_000 };
         await deleteProjectInstances(cascade, actor, name, instances);
       }
-      await deleteProjectSecrets(cluster, name);
+      await deleteProjectSecrets(cluster, name, namespace);
       await cluster.delete(resources.project, name, namespace).catch(projectNotFound(name));
       await settle(name, { deleted: true });
     },

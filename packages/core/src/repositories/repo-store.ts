@@ -99,10 +99,13 @@ export function createRepoStore(cluster: Cluster, namespace: string): RepoStore 
   };
 }
 
-/** A project being deleted takes its repositories (ConfigMaps and credential Secrets) with it. */
-export async function deleteProjectRepositories(cluster: Cluster, project: string): Promise<void> {
+/**
+ * A project being deleted takes its repositories (ConfigMaps and credential Secrets) with it. They live in
+ * Portico's namespace only, so only that namespace is listed: Portico's RBAC reads ConfigMaps nowhere else.
+ */
+export async function deleteProjectRepositories(cluster: Cluster, project: string, namespace: string): Promise<void> {
   for (const ref of [resources.configMap, resources.secret]) {
-    const { items } = await cluster.list(ref, { labelSelector: `${REPOSITORY_LABEL}=true,${REPOSITORY_PROJECT_LABEL}=${project}` });
+    const { items } = await cluster.list(ref, { namespace, labelSelector: `${REPOSITORY_LABEL}=true,${REPOSITORY_PROJECT_LABEL}=${project}` });
     for (const item of items) await cluster.delete(ref, item.metadata.name, item.metadata.namespace).catch(ignoreMissing);
   }
 }

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { KubeConfig } from '@kubernetes/client-node';
+import type { RequestAttributes } from './kube-rbac.js';
 
 /**
  * A loopback stand-in for kube-apiserver: the REST API (discovery, list, get, create, merge patch, delete,
@@ -27,6 +28,21 @@ export interface FakeKubeApiOptions {
    * controller needs that, since it writes through the Cluster port, which has no status endpoint.
    */
   statusSubresource?: boolean;
+  /** RBAC mode from the start (see `setRbac`). */
+  rbac?: FakeRbac;
+}
+
+/**
+ * RBAC mode: the requests of the clients it applies to are decided as the real API server decides them from the
+ * account's bound rules (kube-rbac.ts), and refused with 403 Forbidden otherwise. Other clients (kubectl, kro)
+ * are not restricted.
+ */
+export interface FakeRbac {
+  /** Whether a client (its clientConfig name; undefined for the main kubeconfig) is the restricted account. */
+  appliesTo(client: string | undefined): boolean;
+  allows(request: RequestAttributes): boolean;
+  /** The 403 message of a refused request. */
+  message(request: RequestAttributes): string;
 }
 
 export interface RequestLogEntry {
@@ -41,6 +57,8 @@ export interface RequestLogEntry {
   body?: unknown;
   /** The client that sent it (its clientConfig name); absent for the main kubeconfig's token. */
   client?: string;
+  /** RBAC mode: what the request asked, for a client the mode applies to (decided or refused). */
+  rbac?: RequestAttributes & { allowed: boolean };
 }
 
 export interface FakeAdmissionWebhook {
@@ -104,6 +122,8 @@ export interface FakeKubeApi {
   openWatchCount(): number;
   /** The current (latest) resourceVersion. */
   resourceVersion(): string;
+  /** Turns RBAC mode on with these rules, or off with undefined. */
+  setRbac(rbac?: FakeRbac): void;
   served(): ServedResource[];
 }
 
@@ -252,6 +272,25 @@ function parseFieldSelector(selector: string | null): (o: Obj) => boolean {
   return (o) => terms.every((t) => (valueAt(o, t.path) === t.value) !== t.negate);
 }
 
+/** A request in RBAC's words: the verb from the method, the resource from the path (kube-apiserver's RequestInfo). */
+function requestAttributes(
+  target: { to: string; resource?: ServedResource; namespace?: string; name?: string; subresource?: string },
+  method: string,
+  watch: boolean,
+  path: string,
+): RequestAttributes {
+  if (target.to !== 'resource' || !target.resource) return { verb: method.toLowerCase(), path };
+  const { resource, namespace, name, subresource } = target;
+  const verbs: Record<string, string> = { GET: name === undefined ? (watch ? 'watch' : 'list') : 'get', POST: 'create', PATCH: 'patch', PUT: 'update', DELETE: name === undefined ? 'deletecollection' : 'delete' };
+  return {
+    verb: verbs[method] ?? method.toLowerCase(),
+    group: resource.group,
+    resource: subresource ? `${resource.plural}/${subresource}` : resource.plural,
+    ...(namespace !== undefined && { namespace }),
+    ...(name !== undefined && { name }),
+  };
+}
+
 function statusBody(code: number, reason: string, message: string, details?: Record<string, unknown>) {
   return { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, reason, ...(details ? { details } : {}), code };
 }
@@ -274,6 +313,7 @@ export async function startFakeKubeApi(opts: FakeKubeApiOptions = {}): Promise<F
   let failures: { count: number; code: number } = { count: 0, code: 500 };
   let hanging = false;
   let admissionWebhook: FakeAdmissionWebhook | undefined;
+  let rbac = opts.rbac;
   const admit = (operation: 'CREATE' | 'UPDATE', resource: ServedResource, object: Obj, oldObject?: Obj) => {
     const denied = admissionWebhook?.review({ operation, resource, object: clone(object), ...(oldObject ? { oldObject: clone(oldObject) } : {}) });
     if (denied !== undefined) throw new ApiError(403, 'Forbidden', `admission webhook "${admissionWebhook!.name}" denied the request: ${denied}`);
@@ -690,6 +730,12 @@ export async function startFakeKubeApi(opts: FakeKubeApiOptions = {}): Promise<F
       }
       const target = route(url.pathname);
       const method = req.method ?? 'GET';
+      if (rbac?.appliesTo(client)) {
+        const asked = requestAttributes(target, method, isWatch, url.pathname);
+        const allowed = rbac.allows(asked);
+        entry.rbac = { ...asked, allowed };
+        if (!allowed) throw new ApiError(403, 'Forbidden', rbac.message(asked));
+      }
       if (target.to !== 'resource') {
         if (method !== 'GET') throw new ApiError(405, 'MethodNotAllowed', `the server does not allow this method on the requested resource`);
         if (target.to === 'apiVersions') return reply(res, entry, 200, { kind: 'APIVersions', versions: ['v1'], serverAddressByClientCIDRs: [] });
@@ -845,6 +891,9 @@ export async function startFakeKubeApi(opts: FakeKubeApiOptions = {}): Promise<F
     },
     openWatchCount: () => watchers.size,
     resourceVersion: () => String(rv),
+    setRbac(next) {
+      rbac = next;
+    },
     served: () => [...served.values()].flatMap((m) => [...m.values()].map((r) => ({ ...r }))),
   };
 }

@@ -21,6 +21,7 @@ import {
 import { afterAll, beforeAll } from 'vitest';
 import { startFakeKubeApi, type FakeKubeApi, type FakeKubeApiOptions } from '../../../core/test/support/fake-kube-api.js';
 import { kubectlApply, kubectlDelete, readManifestFiles } from '../../../core/test/support/kubectl.js';
+import { editionGrants, porticoRbac, sampleCatalogGrants, type Edition, type PorticoRbac } from '../../../core/test/support/rendered-rbac.js';
 import { createServer, type PorticoServer as HttpServer } from '../../src/app.js';
 import type { ServerPlugin } from '../../src/plugin.js';
 import { attachWebSocket, type WebSocketHandle, type WebSocketOptions } from '../../src/ws/index.js';
@@ -60,6 +61,14 @@ export interface PorticoServerOptions {
   env?: Record<string, string>;
   /** Kubernetes mode: options of the fake API server (the kro status fix is always applied). */
   fakeApi?: FakeKubeApiOptions;
+  /**
+   * Kubernetes mode: the RBAC Portico's replicas get from the fake API server, as the shipped manifests grant it
+   * (rendered-rbac.ts): the Enterprise edition's with `corePlugins`, else the OSS one's, plus what an operator adds
+   * for the example catalog (its RGDs' extra group, reading their children's kinds). A call they do not grant
+   * is 403, as on a real cluster. `false` turns RBAC mode off (a test of something else that needs more); a
+   * PorticoRbac of its own sets the rules (deploy/rbac-rules.test.ts removes one at a time).
+   */
+  rbac?: Edition | false | PorticoRbac;
   /** Another replica on the same cluster: reuses its cluster, kro and (in Kubernetes mode) API server. */
   join?: PorticoServer;
   logger?: Logger;
@@ -89,6 +98,8 @@ export interface PorticoServer extends TestPortico {
   kro: KroController;
   /** Kubernetes mode: the fake API server (to break it), and Portico's own client name on it (`partition`). */
   api?: FakeKubeApi;
+  /** Kubernetes mode: the RBAC in force for Portico's replicas (its grants, and what it refused). */
+  rbac?: PorticoRbac;
   apiClientName?: string;
   /** `kubectl apply` of YAML text or objects (creates, or merge-patches what exists). */
   apply(input: string | KubeObject | KubeObject[]): Promise<KubeObject[]>;
@@ -103,6 +114,7 @@ interface ClusterSide {
   kubectl: Cluster;
   kro: KroController;
   api?: FakeKubeApi;
+  rbac?: PorticoRbac;
   /** A Cluster for one more Portico replica, with the name it has on the fake API server. */
   porticoCluster(logger: Logger): { cluster: Cluster; clientName?: string };
   close(): Promise<void>;
@@ -134,9 +146,9 @@ async function embeddedSide(manifests: string[], kroStepMs: number, logger: Logg
   };
 }
 
-async function kubernetesSide(manifests: string[], kroStepMs: number, logger: Logger, fakeApi: FakeKubeApiOptions = {}): Promise<ClusterSide> {
+async function kubernetesSide(manifests: string[], kroStepMs: number, logger: Logger, fakeApi: FakeKubeApiOptions = {}, rbac?: PorticoRbac): Promise<ClusterSide> {
   // kro writes status with ordinary merge patches (the Cluster port has no status endpoint): no status subresource.
-  const api = await startFakeKubeApi({ ...fakeApi, statusSubresource: false });
+  const api = await startFakeKubeApi({ ...fakeApi, statusSubresource: false, rbac });
   const opened: Cluster[] = [];
   const client = (name: string | undefined, clientLogger: Logger) => {
     const cluster = createKubernetesCluster({
@@ -165,6 +177,7 @@ async function kubernetesSide(manifests: string[], kroStepMs: number, logger: Lo
     kubectl,
     kro,
     api,
+    rbac,
     porticoCluster(porticoLogger) {
       const clientName = `portico-${++replicas}`;
       return { cluster: client(clientName, porticoLogger), clientName };
@@ -216,7 +229,7 @@ export async function startPorticoServer(opts: PorticoServerOptions): Promise<Po
       side =
         opts.mode === 'embedded'
           ? await embeddedSide(manifests, kroStepMs, logger)
-          : await kubernetesSide(manifests, kroStepMs, logger, opts.fakeApi);
+          : await kubernetesSide(manifests, kroStepMs, logger, opts.fakeApi, rbacOf(opts));
     }
     await everyRgdHasState(side.kubectl);
 
@@ -261,6 +274,7 @@ export async function startPorticoServer(opts: PorticoServerOptions): Promise<Po
       kubectl,
       kro: side.kro,
       api: side.api,
+      rbac: side.rbac,
       apiClientName: clientName,
       apply: (input) => kubectlApply(kubectl, input),
       remove: (object) => kubectlDelete(kubectl, object),
@@ -276,6 +290,14 @@ export async function startPorticoServer(opts: PorticoServerOptions): Promise<Po
 }
 
 const sideOf = new WeakMap<PorticoServer, ClusterSide>();
+
+/** The RBAC mode a new Kubernetes side starts with: the edition's shipped rules, unless turned off. */
+function rbacOf(opts: PorticoServerOptions): PorticoRbac | undefined {
+  if (opts.rbac === false) return undefined;
+  if (typeof opts.rbac === 'object') return opts.rbac;
+  const edition: Edition = opts.rbac ?? (opts.corePlugins?.length ? 'enterprise' : 'oss');
+  return porticoRbac([...editionGrants(edition), ...sampleCatalogGrants]);
+}
 
 /**
  * Starts a server in `mode` before the tests of the enclosing `describe` and closes it after them. `tp` and
