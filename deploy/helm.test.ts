@@ -2,35 +2,22 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
 import { grantsFor, type Grant } from '../packages/core/test/support/kube-rbac.js';
 import { editionGrants, porticoAccount } from '../packages/core/test/support/rendered-rbac.js';
+import { buildRenderer, chartDir, deployDir, renderChart, type Manifest } from './helm-render.js';
 
 /**
- * The Helm chart, rendered as `helm template` would (there is no helm binary here): deploy/helm/render is Go's
- * text/template with the sprig library, which is what Helm's engine is, plus Helm's include/tpl/required/
- * toYaml. Every rendered object is validated against the Kubernetes OpenAPI schema of its kind
- * (kubernetes-models); the defaults and the enterprise values file are both rendered.
+ * The Helm chart rendered as `helm template` would (helm-render.ts). Every rendered object is validated against
+ * the Kubernetes OpenAPI schema of its kind (kubernetes-models); the defaults and the enterprise values file are
+ * both rendered.
  */
-
-const deployDir = path.dirname(fileURLToPath(import.meta.url));
-const chartDir = path.join(deployDir, 'helm', 'portico');
-
-type Manifest = { apiVersion: string; kind: string; metadata: { name: string; namespace?: string; labels?: Record<string, string> }; [k: string]: any };
 
 let renderer: string;
 let scratch: string;
 
-function render(...valuesFiles: string[]): Manifest[] {
-  const out = execFileSync(renderer, [chartDir, ...valuesFiles.map((f) => path.join(chartDir, f))], { encoding: 'utf8' });
-  return parseAllDocuments(out).flatMap((d) => {
-    if (d.errors.length) throw new Error(`rendered YAML does not parse: ${d.errors[0].message}\n${out}`);
-    const value = d.toJSON();
-    return value ? [value as Manifest] : [];
-  });
-}
+const render = (...valuesFiles: string[]): Manifest[] => renderChart(renderer, valuesFiles.map((f) => path.join(chartDir, f)));
 
 /** kubernetes-models lays its classes out by group/version/Kind; core v1 is `v1`. */
 async function validateAgainstKubernetesSchema(doc: Manifest): Promise<void> {
@@ -48,16 +35,13 @@ const env = (docs: Manifest[]) => Object.fromEntries(container(docs).env.map((e:
 
 beforeAll(() => {
   scratch = mkdtempSync(path.join(tmpdir(), 'portico-helm-'));
-  renderer = path.join(scratch, 'render');
-  // Debian's golang-github-masterminds-sprig-dev and golang-github-ghodss-yaml-dev provide the libraries.
-  execFileSync('go', ['build', '-o', renderer, '.'], {
-    cwd: path.join(deployDir, 'helm', 'render'),
-    env: { ...process.env, GO111MODULE: 'off', GOPATH: process.env.PORTICO_GOPATH ?? '/usr/share/gocode', GOFLAGS: '' },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
+  renderer = buildRenderer();
 }, 240_000);
 
-afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+afterAll(() => {
+  rmSync(scratch, { recursive: true, force: true });
+  rmSync(path.dirname(renderer), { recursive: true, force: true });
+});
 
 describe.each([
   ['defaults', [] as string[]],
@@ -140,7 +124,10 @@ describe('chart values', () => {
     const docs = render('values-enterprise.yaml');
     const e = env(docs);
     expect(e.DATABASE_URL).toEqual({ secretKeyRef: { name: 'portico-database', key: 'url' } });
-    expect(e.PORTICO_LICENSE).toEqual({ secretKeyRef: { name: 'portico-license', key: 'license' } });
+    expect(e.PORTICO_LICENSE).toBeUndefined();
+    expect(e.PORTICO_LICENSE_FILE).toBe('/etc/portico/license/license.jwt');
+    expect(only(docs, 'Deployment', 'portico').spec.template.spec.volumes).toContainEqual({ name: 'license-file', secret: { secretName: 'portico-license-file', optional: true } });
+    expect(container(docs).volumeMounts).toContainEqual({ name: 'license-file', mountPath: '/etc/portico/license', readOnly: true });
     expect(e.REDIS_ADDRESS).toEqual({ secretKeyRef: { name: 'portico-redis', key: 'url' } });
     expect(e.PORTICO_OIDC_CONFIG).toBe('/etc/portico/oidc/providers.yaml');
     const pod = only(docs, 'Deployment', 'portico').spec.template.spec;
@@ -154,6 +141,20 @@ describe('chart values', () => {
     const monitor = only(docs, 'ServiceMonitor', 'portico');
     expect(monitor.spec.endpoints).toEqual([{ port: 'metrics', path: '/metrics', interval: '30s' }]);
     expect(only(docs, 'Service', 'portico-metrics').metadata.labels).toMatchObject(monitor.spec.selector.matchLabels);
+  });
+
+  it('refuses a license Secret named portico-license, the Secret Portico writes applied licenses to', () => {
+    const clash = path.join(scratch, 'license-clash.yaml');
+    writeFileSync(clash, 'enterprise:\n  license:\n    existingSecret: portico-license\n');
+    expect(() => execFileSync(renderer, [chartDir, path.join(chartDir, 'values-enterprise.yaml'), clash], { stdio: 'pipe' })).toThrow(/must not be portico-license/);
+  });
+
+  it('installs the CRDs of deploy/crds, the Enterprise edition\'s Category among them', () => {
+    for (const file of ['project.yaml', 'category.yaml']) {
+      expect(readFileSync(path.join(chartDir, 'crds', file), 'utf8'), file).toBe(readFileSync(path.join(deployDir, 'crds', file), 'utf8'));
+    }
+    const crds = render('values-enterprise.yaml').filter((d) => d.kind === 'CustomResourceDefinition').map((d) => d.metadata.name);
+    expect(crds.sort()).toEqual(['categories.portico.dev', 'projects.portico.dev']);
   });
 
   it('refuses the enterprise edition without its database Secret, naming the value', () => {
