@@ -6,6 +6,7 @@ import { passwordBox } from './console/password-box.js';
 import { createServerMetrics, listenForMetrics, type MetricsListener } from './metrics/index.js';
 import type { ServerPlugin } from './plugin.js';
 import { attachWebSocket } from './ws/index.js';
+import { listenFailure, portVariableRefusal } from './listen-errors.js';
 
 /** What an edition's binary adds to the one start-up and shutdown every Portico server shares. */
 export interface ServerBinary<X = undefined> {
@@ -42,6 +43,11 @@ export function runServerBinary<X = undefined>(binary: ServerBinary<X>): void {
 
 /** Bad configuration stops start-up with one line naming the variable. */
 function configOrExit<X>(binary: ServerBinary<X>): { config: PorticoConfig; extra: X } {
+  const refusal = portVariableRefusal(process.env);
+  if (refusal) {
+    process.stderr.write(`${binary.name}: ${refusal}\n`);
+    process.exit(1);
+  }
   try {
     return { config: loadConfig(process.env), extra: binary.loadConfig?.(process.env) as X };
   } catch (error) {
@@ -87,14 +93,23 @@ async function main<X>(binary: ServerBinary<X>): Promise<void> {
   const address = await app.listen(config.server.host, config.server.port).catch(async (error: unknown) => {
     await stopPlugins().catch(() => {});
     await portico.stop().catch(() => {});
-    throw error;
+    // A generated password not shown yet stays in the data dir and is shown by the next start that listens.
+    const failure = listenFailure(error, config.server.host, config.server.port);
+    throw failure ? new Error(failure) : error;
   });
   const url = urlOf(address.address, address.port);
   const product = binary.edition ? `Portico ${binary.edition}` : 'Portico';
   logger.info({ url, profile: config.profile, ...binary.describe?.(extra) }, `${product} listening on ${url}`);
   let metricsListener: MetricsListener | undefined;
   if (config.metrics) {
-    metricsListener = await listenForMetrics(metrics, config.metrics.host, config.metrics.port);
+    const { host, port } = config.metrics;
+    metricsListener = await listenForMetrics(metrics, host, port).catch(async (error: unknown) => {
+      await app.close().catch(() => {});
+      await stopPlugins().catch(() => {});
+      await portico.stop().catch(() => {});
+      const failure = listenFailure(error, host, port, 'METRICS_ADDRESS');
+      throw failure ? new Error(failure) : error;
+    });
     logger.info({ port: metricsListener.address.port }, `Prometheus metrics at http://${displayHost(metricsListener.address.address)}:${metricsListener.address.port}/metrics`);
   }
   if (config.swaggerUi) logger.info({ url: `http://localhost:${address.port}/swagger/` }, `API explorer at http://localhost:${address.port}/swagger/`);

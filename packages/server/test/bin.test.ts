@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { createServer, type AddressInfo } from 'node:net';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -29,7 +30,52 @@ async function waitFor<T>(probe: () => T | undefined, timeoutMs = 20_000): Promi
   }
 }
 
+/** A TCP listener on a free port of 127.0.0.1, standing for another program on the port Portico wants. */
+async function busyPort(): Promise<{ port: number; close(): Promise<void> }> {
+  const blocker = createServer();
+  await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
+  return { port: (blocker.address() as AddressInfo).port, close: () => new Promise((resolve) => blocker.close(() => resolve())) };
+}
+
 describe('portico-server bin', () => {
+  it('on a busy port: one line naming the port and SERVER_ADDRESS, exit 1, no stack trace; the generated password is shown by the next start that listens, until the admin signs in', async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), 'portico-bin-busy-'));
+    const busy = await busyPort();
+    const env = { PORTICO_PROFILE: 'development', PORTICO_DATA_DIR: dataDir, PORTICO_MANIFESTS: catalog, LOG_LEVEL: 'info' };
+    try {
+      const refused = run({ ...env, SERVER_ADDRESS: `127.0.0.1:${busy.port}` });
+      expect(await refused.exited).toBe(1);
+      expect(refused.err()).toBe(
+        `portico-server: failed to start: 127.0.0.1:${busy.port} is already in use (SERVER_ADDRESS): stop what listens there, or start with another address, e.g. SERVER_ADDRESS=127.0.0.1:${busy.port + 1}\n`,
+      );
+      expect(refused.out()).not.toContain('PORTICO_PASSWORD');
+
+      const started = run({ ...env, SERVER_ADDRESS: '127.0.0.1:0' });
+      const url = await waitFor(() => /Portico listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(started.out())?.[1]);
+      const password = await waitFor(() => /export PORTICO_PASSWORD='([^']+)'/.exec(started.out())?.[1]);
+      const login = await fetch(`${url}/api/v1/auth/local/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'admin', password }) });
+      expect(login.status).toBe(200);
+      started.child.kill('SIGTERM');
+      expect(await started.exited).toBe(0);
+
+      const after = run({ ...env, SERVER_ADDRESS: '127.0.0.1:0' });
+      await waitFor(() => /Portico listening on/.exec(after.out())?.[0]);
+      await new Promise((r) => setTimeout(r, 300));
+      expect(after.out()).not.toContain('PORTICO_PASSWORD');
+      after.child.kill('SIGTERM');
+      expect(await after.exited).toBe(0);
+    } finally {
+      await busy.close();
+      await rm(dataDir, { recursive: true, force: true });
+    }
+  }, 60_000);
+
+  it('refuses PORT set without SERVER_ADDRESS, naming the variable to use', async () => {
+    const p = run({ PORT: '3000' });
+    expect(await p.exited).toBe(1);
+    expect(p.err()).toBe('portico-server: PORT=3000 is not read by Portico: its listen address is SERVER_ADDRESS (default :8080), so start with SERVER_ADDRESS=:3000\n');
+  });
+
   it('refuses a bad variable with one line naming it, exit 1', async () => {
     const p = run({ SERVER_ADDRESS: 'not an address' });
     expect(await p.exited).toBe(1);

@@ -24,10 +24,14 @@ beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'portico-pack-'));
   app = join(dir, 'app');
   await mkdir(app, { recursive: true });
-  const packed = await run('npm', ['pack', '-w', 'packages/client', '-w', 'packages/cli', '--pack-destination', dir, '--json'], { cwd: repoRoot });
-  const tarballs = (JSON.parse(packed.stdout) as { filename: string }[]).map((t) => join(dir, t.filename));
+  // prepack builds dist/ first (a fresh clone has none), so what is packed is what the sources say now.
+  const packed = await run('npm', ['pack', '-w', 'packages/client', '-w', 'packages/cli', '--pack-destination', dir, '--json'], { cwd: repoRoot, maxBuffer: 64 * 1024 * 1024 });
+  // The build's own lines come first on stdout; npm's JSON report is the last thing printed.
+  const report = packed.stdout.startsWith('[') ? packed.stdout : packed.stdout.slice(packed.stdout.lastIndexOf('\n[') + 1);
+  const tarballs = (JSON.parse(report) as { filename: string }[]).map((t) => join(dir, t.filename));
   await writeFile(join(app, 'package.json'), JSON.stringify({ name: 'uses-portico', private: true, type: 'module' }));
-  await inApp('npm', ['install', '--no-audit', '--no-fund', ...tarballs]);
+  // Third-party dependencies from the local npm cache where it has them (npm ci filled it), else the registry.
+  await inApp('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', ...tarballs]);
   server = await startPorticoServer();
 }, 600_000);
 
@@ -46,6 +50,14 @@ describe('npm pack tarballs installed outside the repository', () => {
       expect(deps.filter((d) => d.startsWith('@portico/'))).toEqual([]);
     }
     await expect(readFile(join(app, 'node_modules', '@portico', 'api', 'package.json'))).rejects.toMatchObject({ code: 'ENOENT' });
+  });
+
+  it('portico --version runs, and require() loads the SDK', async () => {
+    const bin = join(app, 'node_modules', '.bin', 'portico');
+    expect((await inApp(bin, ['--version'])).stdout.trim()).toBe(JSON.parse(await readFile(join(repoRoot, 'packages', 'cli', 'package.json'), 'utf8')).version);
+    // require() of the ES module package, as a CommonJS script does on Node >= 20.19.
+    const required = await inApp(process.execPath, ['-e', "const sdk = require('@portico/client'); console.log(typeof sdk.createClient)"]);
+    expect(required.stdout.trim()).toBe('function');
   });
 
   it('portico --help runs, and the CLI signs in and lists the catalog', async () => {

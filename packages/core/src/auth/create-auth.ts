@@ -10,7 +10,8 @@ import { createAccountStore } from './account-store.js';
 import { createAccountsService } from './accounts.js';
 import { describeActor } from './describe.js';
 import { noIdentityProviders, type IdentityProviders } from './identity-providers.js';
-import { bootstrapLocalAdmin } from './local-admin.js';
+import { bootstrapLocalAdmin, recordAdminSignIn } from './local-admin.js';
+import { ADMIN_USERNAME } from './local-account.js';
 import { createLocalLogin } from './local-login.js';
 import { generatePassword, hashPassword } from './passwords.js';
 import { createSecretStore } from './secrets.js';
@@ -93,8 +94,18 @@ export async function createAuth(deps: AuthDeps): Promise<Auth> {
   const startSession = createStartSession(tokens, describe);
   const idp = deps.identityProviders ?? noIdentityProviders();
   const dummyHash = hashPassword(generatePassword());
-  const localLogin = createLocalLogin({ accounts: store, startSession, dummyHash, logger: log, lockout: deps.lockout });
+  const signIn = createLocalLogin({ accounts: store, startSession, dummyHash, logger: log, lockout: deps.lockout });
   await dummyHash;
+  // The admin's first sign-in ends the showing of the initial password at start (once per process is enough).
+  let adminSignedIn = false;
+  const localLogin: AuthService['localLogin'] = async (input, ctx) => {
+    const session = await signIn(input, ctx);
+    if (session.user.id === ADMIN_USERNAME && !adminSignedIn) {
+      adminSignedIn = true;
+      recordAdminSignIn(secrets, now).catch((err: unknown) => log.warn({ err }, 'could not record the admin\'s first sign-in'));
+    }
+    return session;
+  };
 
   return {
     localLogin,

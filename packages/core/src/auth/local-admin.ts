@@ -9,7 +9,8 @@ export const ADMIN_SECRET = 'portico-admin';
 /**
  * A generated initial password is also kept, in plain text, in this Secret (as Argo CD does) so an operator can
  * read it with kubectl or the CLI after the one log line has scrolled away. It is emptied when the admin changes
- * the password; it is never written when ADMIN_PASSWORD supplied the password.
+ * the password; it is never written when ADMIN_PASSWORD supplied the password. `signedInAt` records the admin's
+ * first sign-in (see `showUnusedInitialPassword`).
  */
 export const INITIAL_ADMIN_SECRET = 'portico-initial-admin-secret';
 
@@ -44,6 +45,7 @@ export async function bootstrapLocalAdmin(deps: {
 }): Promise<void> {
   const { secrets, adminPassword, logger, now } = deps;
   if (adminFromSecret(await secrets.read(ADMIN_SECRET))) {
+    if (deps.showGeneratedPassword) await showUnusedInitialPassword(secrets, deps.showGeneratedPassword, logger);
     if (adminPassword !== undefined) {
       logger.warn(
         { username: ADMIN_USERNAME, secret: ADMIN_SECRET },
@@ -77,6 +79,25 @@ export async function bootstrapLocalAdmin(deps: {
 }
 
 /**
+ * A person's start (development) shows the generated password again while the admin has never signed in with it:
+ * a first start whose listen failed (a busy port) generated and stored it but never showed it.
+ */
+async function showUnusedInitialPassword(secrets: SecretStore, show: (password: string) => void, logger: Logger): Promise<void> {
+  const initial = await secrets.read(INITIAL_ADMIN_SECRET);
+  const password = text(initial?.password);
+  if (!password || text(initial?.signedInAt)) return;
+  show(password);
+  logger.info({ username: ADMIN_USERNAME, secret: INITIAL_ADMIN_SECRET }, 'the admin has not signed in yet: the initial password is shown again');
+}
+
+/** Records the admin's first sign-in, after which the initial password is no longer shown at start. */
+export async function recordAdminSignIn(secrets: SecretStore, now: () => number): Promise<void> {
+  await secrets.update(INITIAL_ADMIN_SECRET, (current): SecretChanges =>
+    text(current?.password) && !text(current?.signedInAt) ? { signedInAt: new Date(now()).toISOString() } : {},
+  );
+}
+
+/**
  * The operator's way back in: replaces the admin's password (the given one, or a generated one kept in the
  * initial-password Secret) and revokes every token issued before, whatever was stored.
  */
@@ -89,6 +110,6 @@ export async function resetAdminPassword(deps: { secrets: SecretStore; password?
     ...adminPasswordChanges(hash, cutOffAfter(t, text(current?.tokensValidAfter))),
     createdAt: current?.createdAt ?? new Date(t).toISOString(),
   }));
-  await deps.secrets.update(INITIAL_ADMIN_SECRET, () => ({ password: generated ? password : null }));
+  await deps.secrets.update(INITIAL_ADMIN_SECRET, () => ({ password: generated ? password : null, signedInAt: null }));
   return { password, generated };
 }

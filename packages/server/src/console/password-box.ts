@@ -4,7 +4,7 @@
  */
 export function passwordBox(password: string, url: string): string {
   const lines = [
-    'Portico admin password (shown once; kept in the portico-initial-admin-secret Secret until changed):',
+    'Portico admin password (shown at each start until the admin signs in; kept in the portico-initial-admin-secret Secret until changed):',
     '',
     `    ${password}`,
     '',
