@@ -79,6 +79,12 @@ export function watchDrift(deps: DriftDeps): DriftWatch {
     return !Number.isNaN(since) && now().getTime() - since < pendingForMs;
   };
 
+  /** What a comparison with Git depends on: the spec (its generation), a write in flight, and the commit Portico last pushed. */
+  const comparedKey = (object: KubeObject) => {
+    const a = object.metadata.annotations ?? {};
+    return `${object.metadata.generation ?? ''}|${a[gitAnnotations.pending] ?? ''}|${a[gitAnnotations.commit] ?? ''}|${object.metadata.deletionTimestamp ?? ''}`;
+  };
+
   async function compare(item: IndexedInstance): Promise<void> {
     const object = item.object;
     if (object.metadata.deletionTimestamp || pending(object)) return;
@@ -132,7 +138,9 @@ export function watchDrift(deps: DriftDeps): DriftWatch {
 
   const subscription = deps.index.onChange((change) => {
     if (change.action === 'delete') waiting.delete(change.current.id);
-    else enqueue(change.current);
+    // A status change (most changes of a deploying instance) or this watch's own verdict moves nothing Git is
+    // compared with: no Git read for it; the periodic sweep still covers a change of the remote.
+    else if (!(change.action === 'update' && change.previous && comparedKey(change.previous.object) === comparedKey(change.current.object))) enqueue(change.current);
   });
   const sweep = () => {
     for (const item of deps.index.all()) enqueue(item);
