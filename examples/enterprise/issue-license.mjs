@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Signs a Portico Enterprise license with the THROWAWAY example key of this folder. For the project's own
 // tests and docs only: a server accepts these licenses only when started with
-// PORTICO_LICENSE_KEYS=examples/enterprise/throwaway-public.jwks.json. Real licenses are signed by the vendor
+// PORTICO_LICENSE_KEYS=examples/enterprise/throwaway-public.jwks.json (`npm run start:enterprise` is). Real licenses are signed by the vendor
 // with a key whose public half is built into @portico/enterprise.
 //
 //   node examples/enterprise/issue-license.mjs --customer acme --features audit,categories,views \

@@ -20,9 +20,22 @@ describe('license verification (offline, Ed25519)', () => {
     expect((await verify(issueLicense({ expires: '-30d' }))).ok).toBe(true);
   });
 
-  it('refuses the example license when only the built-in keys are trusted', async () => {
+  it('refuses the example license when only the built-in keys are trusted, naming its key and the setting that adds one', async () => {
     const strict = createLicenseVerifier(builtInLicenseKeys);
-    expect((await strict(issueLicense())).ok).toBe(false);
+    const result = await strict(issueLicense());
+    expect(result.ok).toBe(false);
+    if (!result.ok) {
+      expect(result.reason).toContain('signed with key "portico-example-throwaway", which this server does not trust');
+      expect(result.reason).toContain('PORTICO_LICENSE_KEYS');
+      expect(result.reason).toContain('npm run start:enterprise');
+    }
+  });
+
+  it('names the unknown key of a license signed by a vendor key this server was not given', async () => {
+    const { privateKey } = generateKeyPairSync('ed25519');
+    const token = await new SignJWT(payloadOf(issueLicense())).setProtectedHeader({ alg: 'EdDSA', kid: 'vendor-2027-1' }).sign(privateKey);
+    const result = await verify(token);
+    expect(result).toEqual({ ok: false, reason: expect.stringMatching(/^the license is signed with key "vendor-2027-1", which this server does not trust: add its public key to the JWKS file named by PORTICO_LICENSE_KEYS/) });
   });
 
   it('refuses a token whose claims were edited after signing (forged)', async () => {
@@ -35,7 +48,8 @@ describe('license verification (offline, Ed25519)', () => {
     const { privateKey } = generateKeyPairSync('ed25519');
     const claims = payloadOf(issueLicense());
     const token = await new SignJWT(claims).setProtectedHeader({ alg: 'EdDSA', kid: keys.keys[1].kid }).sign(privateKey);
-    expect((await verify(token)).ok).toBe(false);
+    // A trusted kid with a wrong signature is a forgery or corruption, not a missing key: no advice to add it.
+    expect(await verify(token)).toEqual({ ok: false, reason: expect.stringMatching(/does not verify against key "portico-example-throwaway"/) });
   });
 
   it('refuses alg-swapped tokens: HS256 keyed with the public key, and alg none', async () => {
@@ -48,7 +62,7 @@ describe('license verification (offline, Ed25519)', () => {
   });
 
   it('refuses garbage and a JWKS file holding a private key', async () => {
-    expect((await verify('not-a-jwt')).ok).toBe(false);
+    expect(await verify('not-a-jwt')).toEqual({ ok: false, reason: 'the license is not a signed token (a JWT of three dot-separated parts)' });
     const { writeFile, mkdtemp } = await import('node:fs/promises');
     const dir = await mkdtemp('/tmp/portico-keys-');
     const { privateKey } = generateKeyPairSync('ed25519');

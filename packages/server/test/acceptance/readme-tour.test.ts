@@ -58,29 +58,47 @@ describe('the README, verbatim, on a fresh clone', () => {
   let server: ChildProcess | undefined;
   let output = '';
   let port: number;
-  const env = () => ({ ...process.env, SERVER_ADDRESS: `127.0.0.1:${port}`, LOG_LEVEL: 'info', npm_config_audit: 'false', npm_config_fund: 'false' });
+  const eeSchema = `readme_ee_${process.pid}`;
+  const env = (listenPort = port) => ({ ...process.env, SERVER_ADDRESS: `127.0.0.1:${listenPort}`, LOG_LEVEL: 'info', npm_config_audit: 'false', npm_config_fund: 'false' });
 
-  const startServer = async (command: string) => {
-    output = '';
-    server = spawn('bash', ['-c', command], { cwd: clone, env: env(), stdio: ['ignore', 'pipe', 'pipe'], detached: true });
-    server.stdout!.on('data', (c: Buffer) => (output += c.toString()));
-    server.stderr!.on('data', (c: Buffer) => (output += c.toString()));
+  /** Runs `command` in the clone until /healthz on `listenPort` answers; the process and its output. */
+  const launch = async (command: string, listenPort: number, extraEnv: Record<string, string> = {}) => {
     const started = Date.now();
+    const child = spawn('bash', ['-c', command], { cwd: clone, env: { ...env(listenPort), ...extraEnv }, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    const run = { child, output: '', seconds: 0 };
+    child.stdout!.on('data', (c: Buffer) => (run.output += c.toString()));
+    child.stderr!.on('data', (c: Buffer) => (run.output += c.toString()));
     for (;;) {
-      const up = await fetch(`http://127.0.0.1:${port}/healthz`).then((r) => r.ok, () => false);
-      if (up) return (Date.now() - started) / 1000;
-      if (server.exitCode !== null) throw new Error(`the server exited (${server.exitCode}):\n${output}`);
-      if (Date.now() - started > 480_000) throw new Error(`the server did not answer within 8 minutes:\n${output}`);
+      const up = await fetch(`http://127.0.0.1:${listenPort}/healthz`).then((r) => r.ok, () => false);
+      if (up) {
+        run.seconds = (Date.now() - started) / 1000;
+        return run;
+      }
+      if (child.exitCode !== null) throw new Error(`the server exited (${child.exitCode}):\n${run.output}`);
+      if (Date.now() - started > 480_000) throw new Error(`the server did not answer within 8 minutes:\n${run.output}`);
       await sleep(200);
     }
   };
 
-  const stopServer = async () => {
-    if (!server || server.exitCode !== null) return;
-    const exited = new Promise((r) => server!.once('exit', r));
-    process.kill(-server.pid!, 'SIGTERM'); // the whole group: bash, npm and the server
+  const stop = async (child: ChildProcess | undefined) => {
+    if (!child || child.exitCode !== null) return;
+    const exited = new Promise((r) => child.once('exit', r));
+    process.kill(-child.pid!, 'SIGTERM'); // the whole group: bash, npm and the server
     await exited;
   };
+
+  const startServer = async (command: string) => {
+    output = '';
+    const run = await launch(command, port);
+    server = run.child;
+    run.child.stdout!.on('data', (c: Buffer) => (output += c.toString()));
+    run.child.stderr!.on('data', (c: Buffer) => (output += c.toString()));
+    output = run.output;
+    return run.seconds;
+  };
+
+  const stopServer = () => stop(server);
+  let enterprise: ChildProcess | undefined;
 
   beforeAll(async () => {
     clone = mkdtempSync(path.join(tmpdir(), 'portico-readme-'));
@@ -92,6 +110,8 @@ describe('the README, verbatim, on a fresh clone', () => {
   // Removing the clone's node_modules takes a while on a busy machine.
   afterAll(async () => {
     await stopServer().catch(() => undefined);
+    await stop(enterprise).catch(() => undefined);
+    spawnSync('psql', ['-h', '127.0.0.1', '-U', 'postgres', '-d', 'test', '-qc', `DROP SCHEMA IF EXISTS ${eeSchema} CASCADE`]);
     rmSync(clone, { recursive: true, force: true });
   }, 240_000);
 
@@ -135,5 +155,41 @@ describe('the README, verbatim, on a fresh clone', () => {
     process.stdout.write(`second npm start ready in ${seconds.toFixed(1)} s\n`);
     expect(output).not.toContain('PORTICO_PASSWORD');
     expect(output).not.toContain('portico: building');
+  }, 600_000);
+
+  it('npm run start:enterprise, as the README gives it, serves every Enterprise feature next to the running OSS server, and trusts the example key without a restart', async () => {
+    const block = shellBlocks.find((b) => b.includes('start:enterprise'))!;
+    const command = withoutComment(block.trim().split('\n')[0]);
+    expect(command).toBe('npm run start:enterprise');
+    const eePort = await freePort();
+    // The OSS server of the previous case still runs on its own data dir.
+    expect(await fetch(`http://127.0.0.1:${port}/healthz`).then((r) => r.status)).toBe(200);
+    const first = await launch(command, eePort, { PORTICO_DB_SCHEMA: eeSchema });
+    enterprise = first.child;
+    // Incremental: the OSS start built api, core and server; only the Enterprise package is compiled.
+    expect(first.output.match(/building @portico\/\w+/g)).toEqual(['building @portico/enterprise']);
+    // Its own data dir: a password of its own, while the OSS admin's is kept in .portico.
+    const password = /^│\s+export PORTICO_PASSWORD='([^']+)'\s+│$/m.exec(first.output)?.[1];
+    expect(password, `the password box in:\n${first.output}`).toBeDefined();
+    const base = `http://127.0.0.1:${eePort}/api/v1`;
+    const login = await fetch(`${base}/auth/local/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'admin', password }) });
+    expect(login.status).toBe(200);
+    const auth = { authorization: `Bearer ${((await login.json()) as { token: string }).token}` };
+    const license = (await (await fetch(`${base}/license`, { headers: auth })).json()) as { status: string; features: string[] };
+    expect(license).toMatchObject({ status: 'valid', features: expect.arrayContaining(['audit', 'compliance', 'categories', 'views']) });
+    expect((await fetch(`${base}/categories`, { headers: auth })).status).toBe(200);
+    expect((await fetch(`${base}/audit/events`, { headers: auth })).status).toBe(200);
+    // A license from the example issuer installs at once: the development start trusts its key.
+    const token = spawnSync(process.execPath, ['examples/enterprise/issue-license.mjs', '--customer', 'readme', '--features', 'audit'], { cwd: clone, encoding: 'utf8' }).stdout.trim();
+    const applied = await fetch(`${base}/license`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ token }) });
+    expect(applied.status).toBe(200);
+    expect(await applied.json()).toMatchObject({ status: 'valid', customer: 'readme' });
+
+    await stop(enterprise);
+    const second = await launch(command, eePort, { PORTICO_DB_SCHEMA: eeSchema });
+    enterprise = second.child;
+    process.stdout.write(`second npm run start:enterprise ready in ${second.seconds.toFixed(1)} s\n`);
+    expect(second.output).not.toContain('portico: building');
+    expect(second.output).not.toContain('PORTICO_PASSWORD');
   }, 600_000);
 });
