@@ -76,6 +76,22 @@ describe('portico-server bin', () => {
     expect(p.err()).toBe('portico-server: PORT=3000 is not read by Portico: its listen address is SERVER_ADDRESS (default :8080), so start with SERVER_ADDRESS=:3000\n');
   });
 
+  it('without any kubeconfig, says so and how to get one, instead of talking about plain HTTP', async () => {
+    const home = await mkdtemp(join(tmpdir(), 'portico-home-'));
+    try {
+      const none = run({ HOME: home, SERVER_ADDRESS: '127.0.0.1:0' });
+      expect(await none.exited).toBe(1);
+      expect(none.err()).toBe(
+        `portico-server: failed to start: invalid Kubernetes configuration: no kubeconfig found: KUBECONFIG is not set and ${home}/.kube/config does not exist; point KUBECONFIG at a kubeconfig file, set KUBERNETES_IN_CLUSTER=true inside a pod, or start on the embedded cluster with PORTICO_CLUSTER=embedded\n`,
+      );
+      const wrong = run({ HOME: home, KUBECONFIG: `${home}/nope.yaml`, SERVER_ADDRESS: '127.0.0.1:0' });
+      expect(await wrong.exited).toBe(1);
+      expect(wrong.err()).toMatch(new RegExp(`^portico-server: failed to start: invalid Kubernetes configuration: KUBECONFIG names ${home}/nope.yaml, which does not exist; point KUBECONFIG at`));
+    } finally {
+      await rm(home, { recursive: true, force: true });
+    }
+  });
+
   it('refuses a bad variable with one line naming it, exit 1', async () => {
     const p = run({ SERVER_ADDRESS: 'not an address' });
     expect(await p.exited).toBe(1);

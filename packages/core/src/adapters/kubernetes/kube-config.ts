@@ -1,4 +1,7 @@
+import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { homedir } from 'node:os';
+import path from 'node:path';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { PorticoError } from '../../errors.js';
 
@@ -17,7 +20,31 @@ interface KubeConfigSource {
  */
 const clientNode = () => createRequire(import.meta.url)('@kubernetes/client-node') as typeof import('@kubernetes/client-node');
 
-const configError = (message: string) => new PorticoError('BAD_REQUEST', `invalid Kubernetes configuration: ${message}`, { variable: 'KUBERNETES_IN_CLUSTER' });
+const configError = (message: string, variable = 'KUBERNETES_IN_CLUSTER') =>
+  new PorticoError('BAD_REQUEST', `invalid Kubernetes configuration: ${message}`, { variable });
+
+/** Where client-node finds a pod's credentials when no kubeconfig exists, as kubectl does. */
+const SERVICE_ACCOUNT_TOKEN = '/var/run/secrets/kubernetes.io/serviceaccount/token';
+
+const WAYS_TO_A_CLUSTER =
+  'point KUBECONFIG at a kubeconfig file, set KUBERNETES_IN_CLUSTER=true inside a pod, or start on the embedded cluster with PORTICO_CLUSTER=embedded';
+
+/**
+ * Without any kubeconfig, client-node falls back to an invented cluster at http://localhost:8080, and the error
+ * that follows talks about plain HTTP: say instead that there is no configuration, and what would give one.
+ */
+function assertKubeconfigExists(kubeconfigVariable: string | undefined): void {
+  if (kubeconfigVariable) {
+    // client-node reads every file of the list and fails on the first missing one with a bare ENOENT.
+    const missing = kubeconfigVariable.split(path.delimiter).filter((file) => file && !existsSync(file));
+    if (missing.length) throw configError(`KUBECONFIG names ${missing.join(', ')}, which does not exist; ${WAYS_TO_A_CLUSTER}`, 'KUBECONFIG');
+    return;
+  }
+  if (process.platform === 'win32') return;
+  const fallback = path.join(process.env.HOME || homedir(), '.kube', 'config');
+  if (existsSync(fallback) || existsSync(SERVICE_ACCOUNT_TOKEN)) return;
+  throw configError(`no kubeconfig found: KUBECONFIG is not set and ${fallback} does not exist; ${WAYS_TO_A_CLUSTER}`, 'KUBECONFIG');
+}
 
 /** Loads credentials the way kubectl and client-go do; a missing or unusable config stops start-up with a clear message. */
 export function loadKubeConfig(source: KubeConfigSource): KubeConfig {
@@ -32,6 +59,7 @@ export function loadKubeConfig(source: KubeConfigSource): KubeConfig {
     } else if (source.kubeconfigPath) {
       kc.loadFromFile(source.kubeconfigPath);
     } else {
+      assertKubeconfigExists(process.env.KUBECONFIG);
       kc.loadFromDefault();
     }
   }
