@@ -5,6 +5,7 @@ export * from './rgds.js';
 export * from './projects.js';
 export * from './rbac.js';
 export * from './instances.js';
+export * from './label-selector.js';
 export * from './secrets.js';
 export * from './secrets-field.js';
 export * from './events.js';

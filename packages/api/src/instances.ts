@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { Condition, DeploymentMode, DnsLabel, DnsSubdomain, KindName, Labels, PageQuery, Timestamp, listOf } from './common.js';
+import { LabelSelector } from './label-selector.js';
 import { BranchName, GitPath, RepositoryId } from './repositories.js';
 
 export const Health = z.enum(['Healthy', 'Progressing', 'Degraded', 'Unhealthy', 'Unknown']);
@@ -101,6 +102,7 @@ export const InstanceListQuery = z.object({
   kind: z.string().max(63).optional(),
   health: Health.optional(),
   search: z.string().max(256).optional(),
+  labelSelector: LabelSelector.optional(),
   ...PageQuery,
   sortBy: InstanceSortBy.default('name'),
 });

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { DeploymentMode, Labels, PageQuery, Timestamp, listOf } from './common.js';
+import { LabelSelector } from './label-selector.js';
 
 export const Rgd = z.object({
   name: z.string(),
@@ -42,6 +43,7 @@ export const RgdListQuery = z.object({
   tags: z.string().max(1024).optional().describe('comma list; an RGD matches when it has every tag'),
   status: z.string().max(64).optional(),
   project: z.string().max(63).optional(),
+  labelSelector: LabelSelector.optional(),
   ...PageQuery,
   sortBy: RgdSortBy.default('name'),
 });
