@@ -9,11 +9,12 @@ import { rgdJsonParts, toRgd } from './wire.js';
 const defaultPageSize = 20;
 const maxPageSize = 500;
 
-const hasFilter = (query: Partial<api.RgdListQuery>) =>
-  [query.category, query.search, query.extendsKind, query.tags, query.status, query.project].some((v) => typeof v === 'string' && v.trim() !== '');
+const filterValues = (query: Partial<api.RgdListQuery>) =>
+  [query.category, query.search, query.extendsKind, query.tags, query.status, query.project, query.labelSelector];
 
-const filterKey = (query: Partial<api.RgdListQuery>) =>
-  JSON.stringify([query.category, query.search, query.extendsKind, query.tags, query.status, query.project]);
+const hasFilter = (query: Partial<api.RgdListQuery>) => filterValues(query).some((v) => typeof v === 'string' && v.trim() !== '');
+
+const filterKey = (query: Partial<api.RgdListQuery>) => JSON.stringify(filterValues(query));
 
 const wholeNumber = (value: unknown, fallback: number, max = Number.MAX_SAFE_INTEGER) => {
   const n = Number(value);

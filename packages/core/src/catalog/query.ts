@@ -1,4 +1,6 @@
+import { matchesLabelSelector } from '@portico/api';
 import type * as api from '@portico/api';
+import { labelRequirements } from '../label-selector.js';
 import { commaList } from './annotations.js';
 import type { CatalogEntry } from './types.js';
 
@@ -30,11 +32,16 @@ export function indexEntry(entry: CatalogEntry): IndexedEntry {
   };
 }
 
-export type RgdFilterQuery = Pick<api.RgdListQuery, 'category' | 'search' | 'extendsKind' | 'tags' | 'status' | 'project'>;
+export type RgdFilterQuery = Pick<api.RgdListQuery, 'category' | 'search' | 'extendsKind' | 'tags' | 'status' | 'project' | 'labelSelector'>;
 
-/** The list filters of contract §3, AND-combined and case-insensitive; an empty filter matches everything. */
+/**
+ * The list filters of contract §3, AND-combined and case-insensitive (but the label selector, whose keys and
+ * values are compared exactly, as Kubernetes does); an empty filter matches everything.
+ */
 export function matcherFor(query: Partial<RgdFilterQuery>): (item: IndexedEntry) => boolean {
   const checks: Array<(item: IndexedEntry) => boolean> = [];
+  const selector = labelRequirements(query.labelSelector);
+  if (selector) checks.push((i) => matchesLabelSelector(selector, i.entry.labels));
   const category = query.category?.trim().toLowerCase();
   if (category) checks.push((i) => i.categoryLower === category);
   const search = query.search?.trim().toLowerCase();

@@ -1,6 +1,8 @@
+import { matchesLabelSelector } from '@portico/api';
 import type * as api from '@portico/api';
 import type { Actor } from '../actor.js';
 import { jsonText, withJsonText } from '../json-text.js';
+import { labelRequirements } from '../label-selector.js';
 import type { PageMemo } from '../page-memo.js';
 import type { Authorizer } from '../types.js';
 import type { IndexedInstance, InstanceIndex } from './instance-index.js';
@@ -66,8 +68,8 @@ export function visibleRgdCounts(index: InstanceIndex, authz: Authorizer, actor:
 /**
  * One page of what `actor` may see, read from a sorted view (filters by project, namespace, kind, rgdName and
  * health are served by the view; the sort is the view's order, ties broken by id; `desc` reads it backwards).
- * Without a search and without item-level rules the page is read by position and totalCount is the view's size:
- * O(page + log n). Otherwise the view is walked in order, counting matches (the fallback the design allows).
+ * Without a search, a label selector and item-level rules the page is read by position and totalCount is the
+ * view's size: O(page + log n). Otherwise the view is walked in order, counting matches (the fallback the design allows).
  * The answer carries its JSON, spliced from each instance's own (serialised once per resourceVersion). A page read
  * by position is kept in `answered` with the view's version, for every caller whose reach reads the same view.
  */
@@ -75,6 +77,7 @@ export function listPage(index: InstanceIndex, authz: Authorizer, actor: Actor, 
   const page = query.page ?? 1;
   const pageSize = query.pageSize ?? 20;
   const first = (page - 1) * pageSize;
+  const selector = labelRequirements(query.labelSelector);
   const reach = reachOf(authz, actor, query.project);
   let items: IndexedInstance[] = [];
   let totalCount = 0;
@@ -91,7 +94,7 @@ export function listPage(index: InstanceIndex, authz: Authorizer, actor: Actor, 
     const view = sorted.items;
     const at = query.sortOrder === 'desc' ? (i: number) => view[view.length - 1 - i] : (i: number) => view[i];
     const search = query.search?.trim().toLowerCase();
-    if (!search && reach.itemLevel.size === 0) {
+    if (!search && !selector && reach.itemLevel.size === 0) {
       const key = `${sorted.key}\u0000${query.sortOrder === 'desc' ? 'desc' : 'asc'}\u0000${page}:${pageSize}`;
       const kept = answered?.get(key, sorted, sorted.version);
       if (kept) return kept;
@@ -101,6 +104,7 @@ export function listPage(index: InstanceIndex, authz: Authorizer, actor: Actor, 
     } else {
       const matches = (item: IndexedInstance) =>
         (!search || item.instance.name.toLowerCase().includes(search)) &&
+        (!selector || matchesLabelSelector(selector, item.instance.labels)) &&
         (!reach.itemLevel.has(item.project) || authz.can(actor, 'get', item.rbacObject));
       items = [];
       for (let i = 0; i < view.length; i++) {

@@ -143,6 +143,42 @@ describe('catalog list', () => {
     expect(filtered.totalCount).toBe(2);
   });
 
+  it('filters by a label selector, with paging and totalCount over the matches only', () => {
+    const labelled = createCatalog({
+      rgds: fakeInformer([
+        ...sample(),
+        rgd('orders-db', { kind: 'OrdersDb', labels: { team: 'data', tier: 'gold' } }),
+        rgd('metrics-db', { kind: 'MetricsDb', labels: { team: 'data', tier: 'bronze' } }),
+        rgd('shop-web', { kind: 'ShopWeb', labels: { team: 'web' } }),
+      ]),
+      authz: fakeAuthz(authzSetup),
+    });
+    expect(names(labelled.list(admin, { labelSelector: 'team=data' }))).toEqual(['metrics-db', 'orders-db']);
+    expect(names(labelled.list(admin, { labelSelector: 'team in (data, web), tier!=bronze' }))).toEqual(['orders-db', 'shop-web']);
+    expect(names(labelled.list(admin, { labelSelector: 'portico.dev/project' }))).toEqual(['payments-ledger']);
+    expect(labelled.list(admin, { labelSelector: '!team' }).totalCount).toBe(6);
+    const page = labelled.list(admin, { labelSelector: 'team', pageSize: 2, page: 2 });
+    expect(names(page)).toEqual(['shop-web']);
+    expect(page.totalCount).toBe(3);
+    // Label keys and values are compared exactly, as Kubernetes does, unlike the other filters.
+    expect(labelled.list(admin, { labelSelector: 'team=DATA' }).totalCount).toBe(0);
+  });
+
+  it('refuses a label selector that does not parse with 400 naming labelSelector, also to library callers', () => {
+    let error: unknown;
+    try {
+      catalog.list(admin, { labelSelector: 'tier in gold' });
+    } catch (e) {
+      error = e;
+    }
+    expect(isPorticoError(error) && [error.status, error.code, error.message, error.details]).toEqual([
+      400,
+      'VALIDATION_FAILED',
+      'invalid query parameter "labelSelector": "tier in gold": expected "(" after "in"',
+      { fields: { labelSelector: '"tier in gold": expected "(" after "in"' }, in: 'query' },
+    ]);
+  });
+
   it('counts instances per caller and reports 0 without a counter', () => {
     expect(catalog.list(actor('dev'), { search: 'postgres' }).items.find((i) => i.name === 'postgres')?.instances).toBe(0);
     const plain = createCatalog({ rgds: fakeInformer(sample()), authz: fakeAuthz(authzSetup) });

@@ -239,6 +239,25 @@ describe('instances', () => {
       expect(byRgd.items.map((i) => i.name)).toEqual(['acme']);
     });
 
+    it('filters by a label selector, totalCount counting only the matches', async () => {
+      const key = { namespace: 'dev', kind: 'WebApp', name: 'alpha-two' };
+      const item = world.instances.index.get(key)!;
+      await world.cluster.patch(item.ref, key.name, { metadata: { labels: { tier: 'gold' } } }, { namespace: 'dev' });
+      await waitUntil(() => world.instances.index.get(key)?.instance.labels.tier === 'gold', 10_000, 'the label indexed');
+      const names = (q: Record<string, unknown>) => world.instances.list(actors.alice, { ...allOnOnePage, ...q }).items.map((i) => i.name);
+      expect(names({ labelSelector: 'tier=gold' })).toEqual(['alpha-two']);
+      expect(names({ labelSelector: 'portico.dev/project=alpha,!tier', kind: 'WebApp' })).toEqual(['alpha-one', 'alpha-three']);
+      expect(names({ labelSelector: 'portico.dev/project in (beta)' })).toEqual([]);
+      expect(names({ labelSelector: 'tier notin (gold)', search: 'alpha-' })).toEqual(['alpha-one', 'alpha-three']);
+      const page = world.instances.list(actors.alice, { page: 2, pageSize: 1, sortBy: 'name', sortOrder: 'asc', kind: 'WebApp', labelSelector: 'portico.dev/project=alpha,!tier' });
+      expect(page.items.map((i) => i.name)).toEqual(['alpha-three']);
+      expect(page.totalCount).toBe(2);
+      // A Server Admin's list is read by position without a selector: the selector must still apply.
+      expect(world.instances.list(actors.admin, { ...allOnOnePage, labelSelector: 'tier' }).totalCount).toBe(1);
+      const err = await failure(() => world.instances.list(actors.alice, { ...allOnOnePage, labelSelector: 'tier=gold,' }));
+      expect([err.status, err.code, err.details.fields]).toEqual([400, 'VALIDATION_FAILED', { labelSelector: '"tier=gold,": empty requirement (a comma at the start, at the end or after another comma)' }]);
+    });
+
     it('filters by health', async () => {
       await healthy(world, { namespace: 'dev', kind: 'WebApp', name: 'alpha-one' });
       const list = world.instances.list(actors.alice, { ...allOnOnePage, health: 'Healthy' });
