@@ -162,8 +162,8 @@ describe('embedded cluster: persistence', () => {
     await Promise.all(Array.from({ length: 20 }, (_, i) => cluster.create(resources.secret, secret(`s${i}`, 'default'))));
     await Promise.all(Array.from({ length: 20 }, (_, i) => cluster.patch(resources.secret, `s${i}`, { data: { n: Buffer.from(String(i)).toString('base64') } }, { namespace: 'default' })));
     await Promise.all(Array.from({ length: 10 }, (_, i) => cluster.delete(resources.secret, `s${i}`, 'default')));
-    // A journal this short is not worth a snapshot yet.
-    expect((await filesUnder(dataDir)).map((f) => path.relative(dataDir, f))).toEqual(['journal.ndjson']);
+    // A journal this short is not worth a snapshot yet (the lock file says which process has the data dir open).
+    expect((await filesUnder(dataDir)).map((f) => path.relative(dataDir, f)).sort()).toEqual(['journal.ndjson', 'portico.lock']);
     const { items, resourceVersion } = await cluster.list(resources.secret, { namespace: 'default' });
     await stop(cluster);
     const again = await start({ dataDir });
@@ -183,7 +183,7 @@ describe('embedded cluster: persistence', () => {
     const second = await start({ dataDir });
     await Promise.all(Array.from({ length: n / 5 }, (_, i) => second.patch(resources.secret, `s${i}`, { data: { n: 'MQ==' } }, { namespace: 'default' })));
     // Longer than the state now, though not yet twice as long (when a running cluster compacts).
-    expect(await files()).toEqual(['journal.ndjson']);
+    expect(await files()).toEqual(['journal.ndjson', 'portico.lock']);
     const { items } = await second.list(resources.secret, { namespace: 'default' });
     await stop(second);
     expect(await files()).toEqual(['journal.ndjson', 'snapshot.ndjson']);

@@ -3,7 +3,8 @@ import { createLogger, type Logger } from '../../logger.js';
 import { createKroController, type KroController } from './kro/index.js';
 import { refKey, resources, type AdmissionWebhook, type Cluster, type Disposable, type KubeObject, type ResourceRef } from '../../ports/cluster.js';
 import { builtinRef, builtinResources, customResourceDefinition, instanceRefOf, refsOfCrd } from './discovery.js';
-import { createFileStore } from './file-store.js';
+import { lockDataDir } from './data-dir-lock.js';
+import { createFileStore, type FileStore } from './file-store.js';
 import { applyManifests, manifestsDigest, parseManifestFiles, readManifestFiles } from './manifests.js';
 
 /** The digest of the manifest files as last applied in full, kept in the data dir. */
@@ -58,8 +59,18 @@ const FIRST_RESOURCE_VERSION = 100;
 export async function createEmbeddedCluster(opts: EmbeddedClusterOptions = {}): Promise<EmbeddedCluster> {
   const logger = opts.logger ?? createLogger('silent');
   const now = opts.now ?? (() => new Date());
-  const fileStore = opts.dataDir ? createFileStore(path.resolve(opts.dataDir), logger) : undefined;
-  const loaded = fileStore ? await fileStore.load() : { objects: [], resourceVersion: 0 };
+  const dataDir = opts.dataDir ? path.resolve(opts.dataDir) : undefined;
+  // Before anything is read: a start also repairs the folder (torn journal lines, temp files), which must not
+  // happen under a process still writing it.
+  const lock = dataDir ? await lockDataDir(dataDir, logger) : undefined;
+  const fileStore = dataDir ? createFileStore(dataDir, logger) : undefined;
+  let loaded: Awaited<ReturnType<FileStore['load']>> = { objects: [], resourceVersion: 0 };
+  try {
+    if (fileStore) loaded = await fileStore.load();
+  } catch (err) {
+    await lock?.release();
+    throw err;
+  }
   const initial = { ...loaded, resourceVersion: Math.max(loaded.resourceVersion, FIRST_RESOURCE_VERSION) };
   const watchHub = createWatchHub({
     maxEvents: opts.maxWatchEvents ?? 5000,
@@ -120,6 +131,7 @@ export async function createEmbeddedCluster(opts: EmbeddedClusterOptions = {}): 
     await store.compactIfDue();
   } catch (err) {
     await store.close();
+    await lock?.release();
     throw err;
   }
 
@@ -210,7 +222,7 @@ export async function createEmbeddedCluster(opts: EmbeddedClusterOptions = {}): 
       // A stop is the cheap moment to fold a long journal into the snapshot: the next start reads one line per
       // object instead of one per change. If it fails, the journal is still whole and is replayed as before.
       await store.compactIfDue({ stopping: true }).catch((err: unknown) => logger.warn({ err }, 'could not write the snapshot at stop; the journal is kept'));
-      await store.close();
+      await store.close().finally(() => lock?.release());
       watchHub.closeAll();
       logger.info({ refs: store.refs().map(refKey) }, 'embedded cluster stopped');
     },
