@@ -1,12 +1,12 @@
 import { parseArgs } from 'node:util';
-import { resetAdminPassword, type Logger, type PorticoConfig } from '@portico/core';
+import { isPorticoError, resetAdminPassword, type Logger, type PorticoConfig } from '@portico/core';
 import { passwordBox } from './console/password-box.js';
 
 const usage = `usage: portico-server admin reset-password [--password-stdin]
 
 Sets a new password for the built-in admin on the configured cluster (the embedded data dir, or the
 Kubernetes namespace) and revokes the admin's tokens. Without --password-stdin a password is generated and
-printed. With the embedded cluster, stop the server first.
+printed. With the embedded cluster, stop the server first: a running server holds the data dir.
 `;
 
 const readStdin = async (): Promise<string> => {
@@ -27,7 +27,15 @@ export async function runAdminCommand(args: string[], config: PorticoConfig, log
     process.stderr.write('portico-server: the password read from standard input is empty\n');
     return 2;
   }
-  const reset = await resetAdminPassword({ config, logger, password });
+  let reset: Awaited<ReturnType<typeof resetAdminPassword>>;
+  try {
+    reset = await resetAdminPassword({ config, logger, password });
+  } catch (error) {
+    // A refusal Portico explains (a data dir another server holds) is one line, not a start-up failure.
+    if (!isPorticoError(error)) throw error;
+    process.stderr.write(`portico-server: ${error.message}\n`);
+    return 1;
+  }
   if (reset.generated) process.stdout.write(passwordBox(reset.password, url));
   else process.stdout.write('admin password changed; every earlier admin token is revoked\n');
   return 0;
