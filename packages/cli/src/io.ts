@@ -11,6 +11,8 @@ export interface Io {
   /** Terminal width, undefined when stdout is not a terminal (tables are then not truncated). */
   columns?: number;
   color: boolean;
+  /** false: tables print their rows without the header line (`--no-headers`, set for one command run). */
+  tableHeaders?: boolean;
 }
 
 /** NO_COLOR (no-color.org): any non-empty value turns colours off. */

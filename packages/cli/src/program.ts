@@ -36,6 +36,10 @@ export function createProgram(app: App): Command {
       writeErr: (s) => app.io.err(s),
       getOutHelpWidth: () => app.io.columns ?? 100,
       getErrHelpWidth: () => app.io.columns ?? 100,
+    })
+    // `--no-headers` (withOutput) is read once here, so a table drawn anywhere in the command honours it.
+    .hook('preAction', (_program, command) => {
+      if (command.opts().headers === false) app.io = { ...app.io, tableHeaders: false };
     });
 
   registerLogin(program, app);

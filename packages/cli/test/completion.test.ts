@@ -50,6 +50,17 @@ describe('completion candidates', () => {
     expect(await candidates('instance', 'create', 'X', 'y', '--mode', '')).toEqual(['direct', 'gitops', 'hybrid']);
   });
 
+  it('completes the list flags of kubectl: -l/--selector, -A/--all-projects and --no-headers', async () => {
+    expect(await candidates('instance', 'list', '--')).toEqual(expect.arrayContaining(['--selector', '--all-projects', '--no-headers']));
+    expect(await candidates('instance', 'list', '-')).toEqual(expect.arrayContaining(['-l', '-A']));
+    expect(await candidates('rgd', 'list', '--s')).toEqual(['--search', '--selector', '--server']);
+    expect(await candidates('secret', 'list', '--a')).toEqual(['--all-projects']);
+    expect(await candidates('project', 'token', 'list', '--a')).toEqual(['--all-projects']);
+    expect(await candidates('account', 'list', '--no')).toEqual(['--no-headers']);
+    // A selector is typed, not looked up: nothing is offered for its value.
+    expect(await candidates('instance', 'list', '-l', '')).toEqual([]);
+  });
+
   it('offers the names each argument stands for, with the kind typed before an instance name', async () => {
     asked.length = 0;
     expect(await candidates('project', 'get', 'a')).toEqual(['alpha']);

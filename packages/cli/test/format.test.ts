@@ -42,6 +42,16 @@ describe('renderTable', () => {
     expect(coloured.replace(/\u001b\[\d+m/g, '')).toBe(renderTable(columns, rows));
   });
 
+  it('with headers: false prints the same rows without the header line (--no-headers)', () => {
+    const headed = renderTable(columns, rows, { width: 40 });
+    const bare = renderTable(columns, rows, { width: 40, headers: false });
+    expect(bare).toBe(headed.slice(headed.indexOf('\n') + 1));
+    expect(bare.split('\n')[0]).toMatch(/^postgres {3}A managed/);
+    // A header wider than every cell still sets its column's width: rows line up with those printed with headers.
+    const narrow = [{ name: 'a', description: 'b' }];
+    expect(renderTable(columns, narrow, { headers: false })).toBe('a      b\n');
+  });
+
   it('keeps a cell on one line', () => {
     const out = renderTable(columns, [{ name: 'x', description: 'two\nlines' }]);
     expect(out.trimEnd().split('\n')).toHaveLength(2);

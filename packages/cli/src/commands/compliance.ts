@@ -6,7 +6,7 @@ import { usageError } from '../exit-codes.js';
 import { age, print } from '../output/render.js';
 import { renderDetails, renderTable } from '../output/table.js';
 import { changeLine, followEvents, rowsOnly, withWatch } from './follow.js';
-import { formatOf, tableOptions, withOutput } from './shared.js';
+import { formatOf, tableOptions, withAllProjects, withOutput } from './shared.js';
 
 const enforcements = ['deny', 'warn', 'dryrun'] as const;
 type Enforcement = (typeof enforcements)[number];
@@ -162,7 +162,8 @@ export function registerCompliance(program: Command, app: App): void {
       });
     });
 
-  withWatch(withOutput(compliance.command('violations').description('current violations you may see')))
+  // Without -p the list already spans every project the caller may see; -A says so, as kubectl users type it.
+  withAllProjects(withWatch(withOutput(compliance.command('violations').description('current violations you may see'))))
     .option('-p, --project <project>', 'only this project')
     .option('--constraint <Kind/name>', 'only this constraint')
     .action(async (opts: { output?: string; watch?: boolean; project?: string; constraint?: string }, cmd: Command) => {
@@ -177,7 +178,7 @@ export function registerCompliance(program: Command, app: App): void {
       await followEvents(app, client, { resourceType: 'violations', project: opts.project }, (m) => {
         const u = eventOf(m, 'violation_update', ViolationUpdate);
         if (!u || (opts.project && u.project !== opts.project) || (opts.constraint && `${u.constraintKind}/${u.constraintName}` !== opts.constraint)) return;
-        const row = () => `${u.action === 'add' ? '+' : '-'} ${rowsOnly(violationTable(app, [u], format === 'wide'))}`;
+        const row = () => `${u.action === 'add' ? '+' : '-'} ${rowsOnly(app.io, violationTable(app, [u], format === 'wide'))}`;
         app.io.out(changeLine(format, m, u, row, () => resourceName(u)));
       });
     });

@@ -2,6 +2,7 @@ import type { ServerMessage, SubscriptionFilter } from '@portico/api';
 import { isPorticoApiError, type InstanceRef, type PorticoClient } from '@portico/client';
 import type { Command } from 'commander';
 import type { App } from '../app.js';
+import type { Io } from '../io.js';
 import { renderJsonPath } from '../output/jsonpath.js';
 import type { OutputFormat } from '../output/render.js';
 
@@ -61,8 +62,11 @@ export async function followInstance(app: App, client: PorticoClient, ref: Insta
   });
 }
 
-/** A table's rows without its header line, for the rows a watch adds under the first table. */
-export const rowsOnly = (table: string) => table.slice(table.indexOf('\n') + 1);
+/**
+ * A table's rows without its header line, for the rows a watch adds under the first table; with `--no-headers`
+ * the table has none to drop.
+ */
+export const rowsOnly = (io: Io, table: string) => (io.tableHeaders === false ? table : table.slice(table.indexOf('\n') + 1));
 
 /**
  * What a watch prints for one changed object: JSON and YAML print the whole event (one JSON object per line,

@@ -1,4 +1,4 @@
-import type { Health, Instance, ServerMessage } from '@portico/api';
+import { matchesLabelSelector, type Health, type Instance, type ServerMessage } from '@portico/api';
 import { Option, type Command } from 'commander';
 import YAML from 'yaml';
 import type { App } from '../app.js';
@@ -12,7 +12,7 @@ import { changeLine, followEvents, rowsOnly, withWatch } from './follow.js';
 import { registerInstanceCreate } from './instance-create.js';
 import { registerInstanceEdit } from './instance-edit.js';
 import { registerInstanceHistory } from './instance-history.js';
-import { formatOf, list, tableOptions, withOutput } from './shared.js';
+import { formatOf, list, selectorOf, tableOptions, withAllProjects, withOutput, withSelector } from './shared.js';
 
 interface ListOptions {
   output?: string;
@@ -21,6 +21,8 @@ interface ListOptions {
   namespace?: string;
   kind?: string;
   health?: Health;
+  selector?: string;
+  allProjects?: boolean;
 }
 
 const instanceName = (i: Pick<Instance, 'kind' | 'name'>) => `${i.kind}/${i.name}`;
@@ -123,15 +125,17 @@ export function registerInstance(program: Command, app: App): void {
   registerInstanceEdit(instance, app);
   registerInstanceHistory(instance, app);
 
-  withWatch(withOutput(instance.command('list').description('instances you may see')))
+  // Without -p the list already spans every project the caller may see: -A says so, as kubectl users type it.
+  withAllProjects(withSelector(withWatch(withOutput(instance.command('list').description('instances you may see')))))
     .option('-p, --project <project>', 'only this project')
     .option('-n, --namespace <namespace>', 'only this namespace')
     .option('--kind <kind>', 'only this kind')
     .addOption(new Option('--health <health>', 'only this health').choices(['Healthy', 'Progressing', 'Degraded', 'Unhealthy', 'Unknown']))
     .action(async (opts: ListOptions, cmd: Command) => {
+      const selector = selectorOf(opts.selector);
       const { client } = await app.session(cmd);
       const items: Instance[] = [];
-      const filter = { project: opts.project, namespace: opts.namespace, kind: opts.kind, health: opts.health, pageSize: 500 };
+      const filter = { project: opts.project, namespace: opts.namespace, kind: opts.kind, health: opts.health, labelSelector: opts.selector, pageSize: 500 };
       for await (const i of client.instances.all(filter)) items.push(i);
       const format = formatOf(opts);
       print(app.io, format, { items, totalCount: items.length }, {
@@ -139,11 +143,12 @@ export function registerInstance(program: Command, app: App): void {
         names: () => items.map(instanceName),
       });
       if (!opts.watch) return;
-      const matches = (i: Instance) => (!opts.kind || i.kind === opts.kind) && (!opts.health || i.health === opts.health);
+      const matches = (i: Instance) =>
+        (!opts.kind || i.kind === opts.kind) && (!opts.health || i.health === opts.health) && (!selector || matchesLabelSelector(selector, i.labels));
       await followEvents(app, client, { resourceType: 'instances', project: opts.project, namespace: opts.namespace }, (m) => {
         if (m.type !== 'instance_update' || !matches(m.data.instance)) return;
         const i = m.data.instance;
-        app.io.out(changeLine(format, m, i, () => rowsOnly(instanceTable(app, [i], format === 'wide')), () => instanceName(i)));
+        app.io.out(changeLine(format, m, i, () => rowsOnly(app.io, instanceTable(app, [i], format === 'wide')), () => instanceName(i)));
       });
     });
 

@@ -1,3 +1,4 @@
+import type { Binding } from '@portico/api';
 import type { Command } from 'commander';
 import type { App } from '../app.js';
 import { errorLine, exitCodeFor, CliError, usageError } from '../exit-codes.js';
@@ -5,7 +6,7 @@ import { print } from '../output/render.js';
 import { renderTable } from '../output/table.js';
 import { askText, need } from '../prompts.js';
 import { registerProjectRoleManagement } from './project-role-manage.js';
-import { formatOf, needProject, needRole, tableOptions, withOutput } from './shared.js';
+import { acrossProjects, formatOf, needProject, needRole, refuseProjectWithAll, tableOptions, withAllProjects, withOutput } from './shared.js';
 
 interface SubjectOptions {
   user?: string;
@@ -22,22 +23,39 @@ async function subjectOf(app: App, opts: SubjectOptions): Promise<{ type: 'user'
 export function registerProjectRole(project: Command, app: App): void {
   const role = project.command('role').description('who holds which role in a project');
 
-  withOutput(role.command('bindings').description('every user and group binding of a project').argument('[project]', 'project name')).action(
-    async (name: string | undefined, opts: { output?: string }, cmd: Command) => {
+  withAllProjects(withOutput(role.command('bindings').description('every user and group binding of a project').argument('[project]', 'project name')), false).action(
+    async (name: string | undefined, opts: { output?: string; allProjects?: boolean }, cmd: Command) => {
+      refuseProjectWithAll(opts.allProjects, name);
       const { client } = await app.session(cmd);
-      const res = await client.projects.roleBindings(await needProject(app.io, client, name, 'PROJECT argument'));
-      print(app.io, formatOf(opts), res, () =>
-        res.bindings.length
-          ? renderTable(
+      const all = opts.allProjects === true;
+      // -o json: one project's answer as the server gives it, or with -A every project's, in a list.
+      let data: unknown;
+      let bindings: Binding[];
+      let empty: string;
+      if (all) {
+        const found = await acrossProjects(client, (p) => client.projects.roleBindings(p.name));
+        data = { items: found.map(({ value }) => value) };
+        bindings = found.flatMap(({ value }) => value.bindings.map((b) => ({ project: value.project, ...b })));
+        empty = 'No bindings in any project you may see.\n';
+      } else {
+        const res = await client.projects.roleBindings(await needProject(app.io, client, name, 'PROJECT argument'));
+        data = res;
+        bindings = res.bindings.map((b) => ({ project: res.project, ...b }));
+        empty = `No bindings in project "${res.project}".\n`;
+      }
+      print(app.io, formatOf(opts), data, () =>
+        bindings.length
+          ? renderTable<Binding>(
               [
+                ...(all ? [{ header: 'project', value: (b: Binding) => b.project }] : []),
                 { header: 'role', value: (b) => b.role },
                 { header: 'type', value: (b) => b.type },
                 { header: 'subject', value: (b) => b.subject },
               ],
-              res.bindings,
+              bindings,
               tableOptions(app.io),
             )
-          : `No bindings in project "${res.project}".\n`,
+          : empty,
       );
     },
   );

@@ -7,7 +7,7 @@ import { CliError, ExitCode, usageError } from '../exit-codes.js';
 import { readAll, type Io } from '../io.js';
 import { print } from '../output/render.js';
 import { renderDetails, renderTable } from '../output/table.js';
-import { formatOf, tableOptions, withOutput } from './shared.js';
+import { formatOf, tableOptions, withAllProjects, withOutput } from './shared.js';
 
 /**
  * Credentials come from files or stdin, never from an argument: arguments end up in shell history and in every
@@ -108,7 +108,8 @@ const repoDetails = (app: App, r: RepoInfo) =>
 export function registerRepo(program: Command, app: App): void {
   const repo = program.command('repo').description('Git repositories projects deploy to in the gitops and hybrid modes');
 
-  withOutput(repo.command('list').description('repositories of the projects you may see').option('-p, --project <project>', 'one project\'s')).action(
+  // Without -p the list already spans every project the caller may see; -A says so, as kubectl users type it.
+  withAllProjects(withOutput(repo.command('list').description('repositories of the projects you may see').option('-p, --project <project>', 'one project\'s'))).action(
     async (opts: RepoOptions, cmd: Command) => {
       const { client } = await app.session(cmd);
       const res = await client.repositories.list(opts.project ? { projectId: opts.project } : {});

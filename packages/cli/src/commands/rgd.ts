@@ -1,4 +1,4 @@
-import type { Rgd, RgdDetail } from '@portico/api';
+import { matchesLabelSelector, type Rgd, type RgdDetail } from '@portico/api';
 import type { RgdFilter } from '@portico/client';
 import type { Command } from 'commander';
 import type { App } from '../app.js';
@@ -9,7 +9,7 @@ import { renderDetails, renderTable } from '../output/table.js';
 import { schemaFields, type JsonSchemaNode } from '../schema-fields.js';
 import { changeLine, followEvents, rowsOnly, withWatch } from './follow.js';
 import { registerRgdViews } from './rgd-views.js';
-import { formatOf, list, tableOptions, withOutput } from './shared.js';
+import { formatOf, list, selectorOf, tableOptions, withOutput, withSelector } from './shared.js';
 
 interface RgdListOptions {
   output?: string;
@@ -20,6 +20,7 @@ interface RgdListOptions {
   tags?: string;
   page?: string;
   pageSize?: string;
+  selector?: string;
 }
 
 const positiveInt = (flag: string, text: string | undefined) => {
@@ -91,7 +92,7 @@ function rgdDetails(app: App, rgd: RgdDetail): string {
 export function registerRgd(program: Command, app: App): void {
   const rgd = program.command('rgd').description('the catalog of ResourceGraphDefinitions');
 
-  withWatch(withOutput(rgd.command('list').description('list catalog RGDs you may see')))
+  withSelector(withWatch(withOutput(rgd.command('list').description('list catalog RGDs you may see'))))
     .option('--category <category>', 'only this category')
     .option('--search <text>', 'name, title or description contains')
     .option('--extends-kind <kind>', 'only RGDs extending this kind')
@@ -99,8 +100,9 @@ export function registerRgd(program: Command, app: App): void {
     .option('--page <n>', 'fetch only this page (1-based)')
     .option('--page-size <n>', 'page size (default: all pages)')
     .action(async (opts: RgdListOptions, cmd: Command) => {
+      const selector = selectorOf(opts.selector);
       const { client } = await app.session(cmd);
-      const filter: RgdFilter = { category: opts.category, search: opts.search, extendsKind: opts.extendsKind, tags: opts.tags };
+      const filter: RgdFilter = { category: opts.category, search: opts.search, extendsKind: opts.extendsKind, tags: opts.tags, labelSelector: opts.selector };
       const page = positiveInt('--page', opts.page);
       const pageSize = positiveInt('--page-size', opts.pageSize);
       if (page !== undefined || pageSize !== undefined) {
@@ -128,11 +130,12 @@ export function registerRgd(program: Command, app: App): void {
         (!opts.category || r.category === opts.category) &&
         (!opts.extendsKind || r.extendsKinds.includes(opts.extendsKind)) &&
         (!opts.tags || opts.tags.split(',').every((t) => r.tags.includes(t.trim()))) &&
-        (!opts.search || [r.name, r.title, r.description].some((t) => t.toLowerCase().includes(opts.search!.toLowerCase())));
+        (!opts.search || [r.name, r.title, r.description].some((t) => t.toLowerCase().includes(opts.search!.toLowerCase()))) &&
+        (!selector || matchesLabelSelector(selector, r.labels));
       await followEvents(app, client, { resourceType: 'rgds' }, (m) => {
         if (m.type !== 'rgd_update' || !wanted(m.data.rgd)) return;
         const r = m.data.rgd;
-        app.io.out(changeLine(format, m, r, () => rowsOnly(rgdTable(app, [r], format === 'wide')), () => rgdName(r)));
+        app.io.out(changeLine(format, m, r, () => rowsOnly(app.io, rgdTable(app, [r], format === 'wide')), () => rgdName(r)));
       });
     });
 

@@ -1,11 +1,12 @@
 import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
+import type { SecretSummary } from '@portico/api';
 import type { Command } from 'commander';
 import type { App } from '../app.js';
 import { usageError } from '../exit-codes.js';
 import { age, print } from '../output/render.js';
 import { renderTable } from '../output/table.js';
-import { collect, formatOf, needProject, tableOptions, withOutput } from './shared.js';
+import { acrossProjects, collect, formatOf, needProject, tableOptions, withAllProjects, withOutput } from './shared.js';
 
 interface DataOptions {
   fromLiteral?: string[];
@@ -34,6 +35,9 @@ async function dataOf(opts: DataOptions): Promise<Record<string, string>> {
   return data;
 }
 
+/** A Secret as `secret list` prints it; with `-A` it names its project. */
+type ListedSecret = SecretSummary & { project?: string };
+
 /** `namespace/name` of a secret. */
 function refOf(value: string): { namespace: string; name: string } {
   const [namespace, name, ...rest] = value.split('/');
@@ -46,25 +50,39 @@ export function registerSecret(program: Command, app: App): void {
   const secret = program.command('secret').description("a project's secrets (values shown only with --reveal)");
   const projectOption = (cmd: Command) => cmd.option('-p, --project <project>', 'project name');
 
-  withOutput(projectOption(secret.command('list').description('secrets of a project: names and keys, never values'))).action(
-    async (opts: { project?: string; output?: string }, cmd: Command) => {
+  withAllProjects(withOutput(projectOption(secret.command('list').description('secrets of a project: names and keys, never values')))).action(
+    async (opts: { project?: string; allProjects?: boolean; output?: string }, cmd: Command) => {
       const { client } = await app.session(cmd);
-      const project = await needProject(app.io, client, opts.project, '--project');
-      const res = await client.secrets.list(project);
+      const all = opts.allProjects === true;
+      let res: { items: ListedSecret[]; totalCount: number };
+      let empty: string;
+      if (all) {
+        // The API lists one project's Secrets per call: every project the caller may see, merged in project order.
+        const found = await acrossProjects(client, (p) => client.secrets.list(p.name));
+        const items = found.flatMap(({ project, value }) => value.items.map((s) => ({ project: project.name, ...s })));
+        res = { items, totalCount: items.length };
+        empty = 'No secrets in any project you may see.\n';
+      } else {
+        const project = await needProject(app.io, client, opts.project, '--project');
+        res = await client.secrets.list(project);
+        empty = `No secrets in project "${project}".\n`;
+      }
+      const { items } = res;
       print(app.io, formatOf(opts), res, () =>
-        res.items.length
-          ? renderTable(
+        items.length
+          ? renderTable<ListedSecret>(
               [
+                ...(all ? [{ header: 'project', value: (s: ListedSecret) => s.project ?? '' }] : []),
                 { header: 'namespace', value: (s) => s.namespace },
                 { header: 'name', value: (s) => s.name },
                 { header: 'type', value: (s) => s.type },
                 { header: 'keys', value: (s) => s.keys.join(', ') },
                 { header: 'age', value: (s) => age(s.createdAt) },
               ],
-              res.items,
+              items,
               tableOptions(app.io),
             )
-          : `No secrets in project "${project}".\n`,
+          : empty,
       );
     },
   );

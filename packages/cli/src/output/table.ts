@@ -15,6 +15,8 @@ export interface TableOptions {
   color?: boolean;
   /** Include the `wide` columns. */
   wide?: boolean;
+  /** false: the rows alone, laid out as under the header line (`--no-headers`). */
+  headers?: boolean;
 }
 
 const GAP = '   ';
@@ -49,7 +51,10 @@ export function fitWidths(natural: number[], available: number, minimum: number[
   return widths;
 }
 
-/** A kubectl-style table: upper-case headers, columns separated by three spaces, sized to the terminal. */
+/**
+ * A kubectl-style table: upper-case headers, columns separated by three spaces, sized to the terminal. Without
+ * headers the columns keep the widths the header line would give them, so the rows are the same either way.
+ */
 export function renderTable<Row>(allColumns: Column<Row>[], rows: Row[], options: TableOptions = {}): string {
   const columns = options.wide ? allColumns : allColumns.filter((c) => !c.wide);
   const p = palette(options.color === true);
@@ -73,7 +78,7 @@ export function renderTable<Row>(allColumns: Column<Row>[], rows: Row[], options
       })
       .join(GAP)
       .trimEnd();
-  const out = [line(headers, (t) => p.bold(t))];
+  const out = options.headers === false ? [] : [line(headers, (t) => p.bold(t))];
   for (const row of cells) out.push(line(row, (t, i) => (columns[i].style ? columns[i].style!(t, p) : t)));
   return `${out.join('\n')}\n`;
 }
