@@ -76,13 +76,17 @@ describe('docs/cli.md matches portico --help', () => {
   });
 
   it('mentions every option of every command in its section, and the global ones under Global options', () => {
+    // Options every command with -o takes (withOutput) are described once, under Conventions, as the formats are.
+    const everyReadCommand = ['--no-headers'];
+    const conventions = docs.slice(docs.indexOf('## Conventions'), docs.indexOf('## Exit codes'));
     const missing: string[] = [];
     for (const page of pages) {
       const section = page.path.length === 0 ? docs.slice(docs.indexOf('### Global options'), docs.indexOf('### `portico login')) : docSection(page.path);
       if (section === undefined) continue; // a group: its subcommands are checked one by one
       for (const flags of page.options) {
         if (flags.includes('--help')) continue;
-        if (!flags.some((f) => new RegExp(`(^|[\\s\`(\\[|])${f.replace(/[-]/g, '\\-')}(?![\\w-])`).test(section))) {
+        const shared = flags.some((f) => everyReadCommand.includes(f)) && page.options.some((o) => o.includes('--output'));
+        if (!flags.some((f) => new RegExp(`(^|[\\s\`(\\[|])${f.replace(/[-]/g, '\\-')}(?![\\w-])`).test(shared ? conventions : section))) {
           missing.push(`portico ${page.path.join(' ')} ${flags.join(', ')}`.replace(/ {2}/, ' '));
         }
       }
