@@ -246,10 +246,10 @@ describe('instances', () => {
       await waitUntil(() => world.instances.index.get(key)?.instance.labels.tier === 'gold', 10_000, 'the label indexed');
       const names = (q: Record<string, unknown>) => world.instances.list(actors.alice, { ...allOnOnePage, ...q }).items.map((i) => i.name);
       expect(names({ labelSelector: 'tier=gold' })).toEqual(['alpha-two']);
-      expect(names({ labelSelector: 'portico.dev/project=alpha,!tier', kind: 'WebApp' })).toEqual(['alpha-one', 'alpha-three']);
+      expect(names({ labelSelector: 'portico.dev/project=alpha,!tier', search: 'alpha-' })).toEqual(['alpha-one', 'alpha-three']);
       expect(names({ labelSelector: 'portico.dev/project in (beta)' })).toEqual([]);
       expect(names({ labelSelector: 'tier notin (gold)', search: 'alpha-' })).toEqual(['alpha-one', 'alpha-three']);
-      const page = world.instances.list(actors.alice, { page: 2, pageSize: 1, sortBy: 'name', sortOrder: 'asc', kind: 'WebApp', labelSelector: 'portico.dev/project=alpha,!tier' });
+      const page = world.instances.list(actors.alice, { page: 2, pageSize: 1, sortBy: 'name', sortOrder: 'asc', search: 'alpha-', labelSelector: 'portico.dev/project=alpha,!tier' });
       expect(page.items.map((i) => i.name)).toEqual(['alpha-three']);
       expect(page.totalCount).toBe(2);
       // A Server Admin's list is read by position without a selector: the selector must still apply.
