@@ -1,13 +1,14 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { hostname, tmpdir } from 'node:os';
+import { readdir, readFile, writeFile } from 'node:fs/promises';
+import { hostname } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createEmbeddedCluster, type EmbeddedCluster } from '../../src/adapters/embedded-cluster/index.js';
+import { createEmbeddedCluster } from '../../src/adapters/embedded-cluster/index.js';
 import { createLogger } from '../../src/logger.js';
 import { isPorticoError } from '../../src/errors.js';
 import { resources } from '../../src/ports/cluster.js';
+import { embeddedClusters } from '../support/embedded-clusters.js';
 
 /**
  * A data dir is used by one process at a time. The other process is a real one: a child opening the embedded
@@ -15,31 +16,14 @@ import { resources } from '../../src/ports/cluster.js';
  */
 const coreDist = new URL('../../dist/index.js', import.meta.url).href;
 
-const open: EmbeddedCluster[] = [];
+const clusters = embeddedClusters('portico-lock-');
+const { tempDir, stop } = clusters;
+const start = (dataDir: string, logger = createLogger('silent')) => clusters.start({ dataDir, logger });
+
 const children: ChildProcess[] = [];
-const dirs: string[] = [];
-afterEach(async () => {
+afterEach(() => {
   for (const child of children.splice(0)) child.kill('SIGKILL');
-  await Promise.all(open.splice(0).map((c) => c.close()));
-  await Promise.all(dirs.splice(0).map((d) => rm(d, { recursive: true, force: true })));
 });
-
-async function tempDir() {
-  const dir = await mkdtemp(path.join(tmpdir(), 'portico-lock-'));
-  dirs.push(dir);
-  return dir;
-}
-
-async function start(dataDir: string, logger = createLogger('silent')) {
-  const cluster = await createEmbeddedCluster({ dataDir, kroStepMs: 5, logger });
-  open.push(cluster);
-  return cluster;
-}
-
-async function stop(cluster: EmbeddedCluster) {
-  open.splice(open.indexOf(cluster), 1);
-  await cluster.close();
-}
 
 /**
  * Another process on `dataDir`: opens the embedded cluster, writes Secret `from-child`, says "ready", then stays

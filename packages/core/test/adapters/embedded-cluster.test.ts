@@ -2,12 +2,13 @@ import { randomUUID } from 'node:crypto';
 import { mkdtemp, readdir, readFile, rm, stat, writeFile, mkdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { parse as yamlParse } from 'yaml';
 import { createEmbeddedCluster, type EmbeddedCluster } from '../../src/adapters/embedded-cluster/index.js';
 import { createLogger } from '../../src/logger.js';
 import { resources, type KubeObject, type ResourceRef, type WatchEvent } from '../../src/ports/cluster.js';
 import { clusterContract } from '../contract/cluster-contract.js';
+import { embeddedClusters } from '../support/embedded-clusters.js';
 import { eventually } from '../support/eventually.js';
 
 clusterContract('embedded (memory)', async () => {
@@ -27,29 +28,7 @@ clusterContract('embedded (persistent)', async () => {
   };
 });
 
-const open: EmbeddedCluster[] = [];
-const dirs: string[] = [];
-afterEach(async () => {
-  await Promise.all(open.splice(0).map((c) => c.close()));
-  await Promise.all(dirs.splice(0).map((d) => rm(d, { recursive: true, force: true })));
-});
-
-async function tempDir() {
-  const dir = await mkdtemp(path.join(tmpdir(), 'portico-embedded-'));
-  dirs.push(dir);
-  return dir;
-}
-
-async function start(opts: Parameters<typeof createEmbeddedCluster>[0] = {}) {
-  const cluster = await createEmbeddedCluster({ kroStepMs: 5, ...opts });
-  open.push(cluster);
-  return cluster;
-}
-
-async function stop(cluster: EmbeddedCluster) {
-  open.splice(open.indexOf(cluster), 1);
-  await cluster.close();
-}
+const { tempDir, start, stop } = embeddedClusters('portico-embedded-');
 
 /** A logger whose records the test can read. */
 function recordingLogger() {
@@ -238,8 +217,7 @@ describe('embedded cluster: persistence', () => {
 
 describe('embedded cluster: Kubernetes Events', () => {
   it('keeps the newest Events once there are more than the limit, as an API server expires old ones', async () => {
-    const cluster = await createEmbeddedCluster({ maxKubernetesEvents: 3 });
-    open.push(cluster);
+    const cluster = await start({ maxKubernetesEvents: 3 });
     for (let i = 1; i <= 5; i++) {
       await cluster.create(resources.event, {
         apiVersion: 'v1',
