@@ -9,6 +9,7 @@ import { createLogger } from '../../src/logger.js';
 import { isPorticoError } from '../../src/errors.js';
 import { resources } from '../../src/ports/cluster.js';
 import { embeddedClusters } from '../support/embedded-clusters.js';
+import { recordingLogger } from '../support/recording-logger.js';
 
 /**
  * A data dir is used by one process at a time. The other process is a real one: a child opening the embedded
@@ -76,18 +77,6 @@ async function contents(dir: string): Promise<Record<string, string>> {
 const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 const lockOf = async (dataDir: string) => JSON.parse(await readFile(path.join(dataDir, 'portico.lock'), 'utf8')) as Record<string, unknown>;
-
-/** A logger whose records the test can read. */
-function recordingLogger() {
-  const lines: { level: number; msg: string; [k: string]: unknown }[] = [];
-  const logger = createLogger('debug', {
-    write(chunk: string) {
-      lines.push(JSON.parse(chunk));
-      return true;
-    },
-  } as unknown as NodeJS.WritableStream);
-  return { logger, lines };
-}
 
 describe('embedded cluster: one process per data dir', () => {
   it('refuses a data dir another running process holds, naming its pid, PORTICO_DATA_DIR and the lock file, and changes nothing in it', async () => {

@@ -5,10 +5,10 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse as yamlParse } from 'yaml';
 import { createEmbeddedCluster, type EmbeddedCluster } from '../../src/adapters/embedded-cluster/index.js';
-import { createLogger } from '../../src/logger.js';
 import { resources, type KubeObject, type ResourceRef, type WatchEvent } from '../../src/ports/cluster.js';
 import { clusterContract } from '../contract/cluster-contract.js';
 import { embeddedClusters } from '../support/embedded-clusters.js';
+import { recordingLogger } from '../support/recording-logger.js';
 import { eventually } from '../support/eventually.js';
 
 clusterContract('embedded (memory)', async () => {
@@ -29,18 +29,6 @@ clusterContract('embedded (persistent)', async () => {
 });
 
 const { tempDir, start, stop } = embeddedClusters('portico-embedded-');
-
-/** A logger whose records the test can read. */
-function recordingLogger() {
-  const lines: { level: number; msg: string; [k: string]: unknown }[] = [];
-  const logger = createLogger('debug', {
-    write(chunk: string) {
-      lines.push(JSON.parse(chunk));
-      return true;
-    },
-  } as unknown as NodeJS.WritableStream);
-  return { logger, lines, warnings: () => lines.filter((l) => l.level === 40) };
-}
 
 async function filesUnder(dir: string): Promise<string[]> {
   const out: string[] = [];
