@@ -36,6 +36,7 @@ export { instanceManifest, type IndexChange, type IndexedInstance } from './inst
 export { createEventAudience, createPrincipals, publishAll, type EventAudience, type Principal } from './events/index.js';
 export { rateLimitHeaders, type RateLimitState } from './limits/index.js';
 export { parseInput, rememberParses } from './validation.js';
+export { setBounded } from './bounded-map.js';
 export { jsonBytes, jsonText } from './json-text.js';
 export { createOperationRunner, withRequestFacts, type Operation, type OperationHook, type OperationRow, type RequestFacts } from './operations/index.js';
 export type { PorticoPlugin } from './editions/index.js';

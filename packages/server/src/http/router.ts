@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { RouteDef } from '@portico/api';
+import { setBounded } from '@portico/core';
 import type { Handler, RouteGate } from '../handlers/types.js';
 import { isParamSegment, orderRoutes } from './route-paths.js';
 
@@ -75,10 +76,7 @@ export function createRouter(entries: readonly RouterEntry[]): Router {
       const known = remembered.get(pathname);
       if (known) return known;
       const hit = match(method, pathname);
-      if (!hit) return undefined;
-      if (remembered.size >= REMEMBERED_PATHS) remembered.delete(remembered.keys().next().value!);
-      remembered.set(pathname, hit);
-      return hit;
+      return hit && setBounded(remembered, REMEMBERED_PATHS, pathname, hit);
     },
     allowed(pathname) {
       const found = new Set(sameTemplate(segmentsOf(pathname)).map((c) => c.entry.method));
