@@ -49,9 +49,9 @@ const scope = (item: IndexedInstance) => ({
 export function eventsForChange(change: IndexChange, totalResources: (item: IndexedInstance) => number): DomainEvent[] {
   const { current, previous, action } = change;
   const instance = current.instance;
-  // Portico's own bookkeeping write (an entry added to the instance's timeline annotation) changes nothing a
-  // client is shown but the resourceVersion: it is not a status change, and every subscriber of the project
-  // would otherwise get each state change twice.
+  // A write that changes nothing a client is shown but the resourceVersion (a finalizer added or removed, an
+  // annotation Portico does not show, managedFields) is not a status change: every subscriber of the project
+  // would otherwise get the same state again.
   if (action === 'update' && previous && previous.project === current.project && onlyVersionChanged(previous.instance, instance)) return [];
   // The instance last: the event's JSON reuses the text the index's instance carries (made once per version,
   // shared with every list and get that sends it). A live frame fans out to every socket that may see the

@@ -4,8 +4,8 @@ const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
 
 /**
  * Normalises caller input to plain JSON, so memory and disk agree: the value JSON.parse(JSON.stringify(value))
- * gives. Plain objects, arrays and primitives are copied without printing and re-reading their strings (an
- * instance's timeline annotation alone is ~9 KB of escaped JSON, patched on every change of state); anything
+ * gives. Plain objects, arrays and primitives are copied without printing and re-reading their strings (objects
+ * are patched on every change of state, and a large one would pay for its whole text each time); anything
  * else (a Date or other toJSON, a class instance, a `__proto__` key, a bigint, a cycle) takes the round trip.
  */
 export function toJson<T>(value: T): T {
