@@ -36,10 +36,27 @@ export interface GitDeployments {
   readonly fallback?: { repositoryId: string; repositoryUrl: string; branch: string };
 }
 
+/** Resolutions kept for reuse: one per repository of a project in use, so this bound is only a guard. */
+const maxRecent = 1000;
+
 export function createGitDeployments(resolver: RepositoryResolver, backendOf: (remote: Remote) => GitBackend): GitDeployments {
-  const backendFor = async (project: string, repositoryId: string) => {
-    const { info, remote } = await resolver.resolve(project, repositoryId);
-    return { info, backend: remote ? backendOf(remote) : resolver.local!.backend };
+  /**
+   * The last resolution per project and repository. A read that accepts Git's state up to `maxAgeMs` old accepts
+   * the repository's settings as old (a drift sweep reads every file of a branch in a row: one cluster read of the
+   * repository for all of them, not two per file); a write, or a read without it, resolves afresh.
+   */
+  const recent = new Map<string, { at: number; resolved: Promise<{ backend: GitBackend }> }>();
+  const backendFor = (project: string, repositoryId: string, maxAgeMs?: number): Promise<{ backend: GitBackend }> => {
+    const id = `${project}\0${repositoryId}`;
+    const hit = recent.get(id);
+    if (hit && maxAgeMs !== undefined && Date.now() - hit.at <= maxAgeMs) return hit.resolved;
+    const resolved = resolver.resolve(project, repositoryId).then(({ remote }) => ({ backend: remote ? backendOf(remote) : resolver.local!.backend }));
+    if (recent.size >= maxRecent) recent.clear();
+    recent.set(id, { at: Date.now(), resolved });
+    resolved.catch(() => {
+      if (recent.get(id)?.resolved === resolved) recent.delete(id);
+    });
+    return resolved;
   };
   const local = resolver.local;
   return {
@@ -68,7 +85,7 @@ export function createGitDeployments(resolver: RepositoryResolver, backendOf: (r
     },
 
     async read(project, placement, opts) {
-      const { backend } = await backendFor(project, placement.repositoryId);
+      const { backend } = await backendFor(project, placement.repositoryId, opts?.maxAgeMs);
       return backend.read(placement.branch, placement.path, opts);
     },
   };
