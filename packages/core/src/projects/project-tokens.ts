@@ -5,6 +5,7 @@ import type { ProjectTokenAuth } from '../auth/create-auth.js';
 import type { ProjectTokenCheck } from '../auth/tokens.js';
 import type { Informer } from '../cluster/informer-types.js';
 import { retryOnConflict } from '../cluster/retry.js';
+import { setBounded } from '../bounded-map.js';
 import { badRequest, forbidden, isPorticoError, notFound } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { resources, type Cluster, type KubeObject } from '../ports/cluster.js';
@@ -34,6 +35,8 @@ export const MAX_TOKENS_PER_PROJECT = 200;
 const TOUCH_EVERY_MS = 60_000;
 /** And kept this long after the last use (past the longest lifetime a token may have). */
 const LAST_USED_TTL_MS = 400 * 24 * 3600 * 1000;
+/** Tokens whose last write this replica remembers; one forgotten is written again at its next use. */
+const TOUCHED_REMEMBERED = 10_000;
 /**
  * A token issued this recently may be used on a replica whose copy of the project does not show its record yet:
  * there, the project is read from the cluster before the token is refused.
@@ -93,8 +96,7 @@ export function createProjectTokens(deps: ProjectTokensDeps): ProjectTokensServi
   function touch(id: string) {
     const at = now();
     if (at - (touched.get(id) ?? 0) < TOUCH_EVERY_MS) return;
-    touched.set(id, at);
-    if (touched.size > 10_000) touched.delete(touched.keys().next().value as string);
+    setBounded(touched, TOUCHED_REMEMBERED, id, at);
     kv.set(lastUsedKey(id), new Date(at).toISOString(), { ttlMs: LAST_USED_TTL_MS }).catch((err: unknown) =>
       deps.logger?.warn({ err }, 'could not record when a project token was last used'),
     );
