@@ -122,13 +122,24 @@ describe('the README, verbatim, on a fresh clone', () => {
     expect(setUp.trim().split('\n').map(withoutComment)).toEqual(['npm ci && npm start', 'npm test']);
   });
 
-  it('npm ci && npm start serves the sample catalog and shows the admin password; the tour then works as written', async () => {
+  it('npm ci && npm start on a taken port says what to do; once the port is free it serves the sample catalog and shows the admin password; the tour then works as written', async () => {
     const startCommand = withoutComment(shellBlocks[0].split('\n')[0]);
     // npm ci from the local cache when it has the packages (CI ran npm ci just before), from the registry otherwise.
-    await startServer(startCommand.replace('npm ci', 'npm ci --prefer-offline'));
+    const command = startCommand.replace('npm ci', 'npm ci --prefer-offline');
 
+    // First, the port is taken by another program: one line says so and what to do, nothing is lost.
+    const blocker = net.createServer();
+    await new Promise<void>((resolve) => blocker.listen(port, '127.0.0.1', resolve));
+    const busy = spawnSync('bash', ['-c', command], { cwd: clone, env: env(), encoding: 'utf8', timeout: 480_000 });
+    await new Promise((resolve) => blocker.close(resolve));
+    expect(busy.status).not.toBe(0);
+    expect(busy.stderr).toContain(`127.0.0.1:${port} is already in use (SERVER_ADDRESS): stop what listens there, or start with another address, e.g. SERVER_ADDRESS=127.0.0.1:${port + 1}`);
     // A fresh clone has nothing built: the packages the server runs are compiled, JavaScript only.
-    expect(output.match(/building @portico\/\w+/g)).toEqual(['building @portico/api', 'building @portico/core', 'building @portico/server']);
+    expect(busy.stdout.match(/building @portico\/\w+/g)).toEqual(['building @portico/api', 'building @portico/core', 'building @portico/server']);
+    // The password it generated is not shown by a server that never listened: the next start shows it.
+    expect(busy.stdout + busy.stderr).not.toContain('PORTICO_PASSWORD');
+
+    await startServer(command);
     const exported = /^│\s+(export PORTICO_PASSWORD='[^']+')\s+│$/m.exec(output)?.[1];
     expect(exported, `the password box in:\n${output}`).toBeDefined();
 
