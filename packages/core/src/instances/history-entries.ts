@@ -89,6 +89,22 @@ function statusEvent(doc: HistoryDoc, instance: api.Instance, object: KubeObject
   };
 }
 
+const isDeleting = (instance: api.Instance, object: KubeObject) => Boolean(object.metadata.deletionTimestamp) || instance.status.state === 'DELETING';
+
+/**
+ * Whether `reconcile` finds the same in both views of an object (its uid, generation, health and deletion): once
+ * the earlier one is recorded, the later one has nothing to add. Most changes are kro's status writes that only
+ * move the resourceVersion.
+ */
+export function sameRecordedState(a: { instance: api.Instance; object: KubeObject }, b: { instance: api.Instance; object: KubeObject }): boolean {
+  return (
+    a.instance.uid === b.instance.uid &&
+    (a.object.metadata.generation ?? 1) === (b.object.metadata.generation ?? 1) &&
+    a.instance.health === b.instance.health &&
+    isDeleting(a.instance, a.object) === isDeleting(b.instance, b.object)
+  );
+}
+
 /**
  * The document after looking at the object as it is now; undefined when there is nothing to record. A view older
  * than the one last recorded (a replica behind) records nothing.
@@ -127,7 +143,7 @@ export function reconcile(doc: HistoryDoc | undefined, key: InstanceKey, instanc
     });
   }
   const withNew = withEvents({ ...next, generation, observedVersion: version || next.observedVersion }, events);
-  const deleting = Boolean(object.metadata.deletionTimestamp) || instance.status.state === 'DELETING';
+  const deleting = isDeleting(instance, object);
   // Before kro has looked at a new object its health is Unknown: that is no change worth a line.
   const unseen = instance.health === 'Unknown' && withNew.health === '';
   if (!deleting && !unseen && instance.health !== withNew.health) {

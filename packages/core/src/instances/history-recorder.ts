@@ -1,6 +1,6 @@
 import type { Logger } from '../logger.js';
 import type { Disposable } from '../ports/cluster.js';
-import { markDeleted, reconcile } from './history-entries.js';
+import { markDeleted, reconcile, sameRecordedState } from './history-entries.js';
 import { historyRetentionMs, type HistoryDoc, type HistoryStore } from './history-store.js';
 import type { IndexedInstance, InstanceIndex } from './index-types.js';
 import { keyOf } from './instance-resource.js';
@@ -37,6 +37,9 @@ export function recordHistory(deps: {
   const now = deps.now ?? (() => new Date());
   const pending = new Map<string, { item: IndexedInstance; gone: boolean }>();
   const inFlight = new Map<string, Promise<unknown>>();
+  // Instances whose history this recorder has brought up to date with the index's view since it started, the last
+  // write having gone through: a change of theirs that moves nothing the history records needs no read of it.
+  const upToDate = new Set<string>();
   let scheduled = false;
   let closed = false;
 
@@ -54,7 +57,13 @@ export function recordHistory(deps: {
       if (inFlight.has(id)) continue; // taken when its write comes back
       pending.delete(id);
       const running = write(item, gone)
-        .catch((err) => logger.warn({ err, instance: id }, 'could not record a change in the instance history'))
+        .then(
+          () => void (gone ? upToDate.delete(id) : upToDate.add(id)),
+          (err) => {
+            upToDate.delete(id); // the next change looks again, whatever it is
+            logger.warn({ err, instance: id }, 'could not record a change in the instance history');
+          },
+        )
         .finally(() => {
           inFlight.delete(id);
           if (pending.has(id)) schedule();
@@ -72,6 +81,9 @@ export function recordHistory(deps: {
   const subscription = deps.index.onChange((change) => {
     const item = change.current;
     if (!item.project) return; // not created through Portico: not ours to record
+    if (change.action === 'delete') upToDate.delete(item.id);
+    // Most changes are kro's status writes, which only move the resourceVersion: the index's previous view says so.
+    else if (change.previous && upToDate.has(item.id) && sameRecordedState(change.previous, item)) return;
     // A deletion is never replaced by an older update still waiting.
     if (change.action === 'delete' || !pending.get(item.id)?.gone) pending.set(item.id, { item, gone: change.action === 'delete' });
     schedule();
@@ -95,6 +107,7 @@ export function recordHistory(deps: {
     close() {
       closed = true;
       pending.clear();
+      upToDate.clear();
       clearTimeout(firstSweep);
       clearInterval(sweeps);
       subscription.close();
