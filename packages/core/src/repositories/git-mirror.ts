@@ -64,6 +64,12 @@ export function createGitMirror(root: string, url: string, timeoutMs: number): G
   };
   const trackingRef = (branch: string) => `refs/remotes/origin/${branch}`;
   const seen = new Map<string, number>();
+  /**
+   * Files already read, per tip: what a commit holds never changes, so a drift sweep that finds the branch where
+   * it was reads each file (and walks its history) once, not once per period. Only the latest tips are kept.
+   */
+  const filesAt = new Map<string, Map<string, Promise<{ content?: string; commit?: string }>>>();
+  const tipsKept = 16;
 
   const hasBranches = async (session: RemoteSession) => {
     const r = await remote(session, ['ls-remote', '--heads', session.gitUrl]);
@@ -86,11 +92,19 @@ export function createGitMirror(root: string, url: string, timeoutMs: number): G
 
     async readFile(tip, file, withCommit = false) {
       if (!tip) return {};
-      const listed = await local(['ls-tree', '-z', tip, '--', file]);
-      const match = /^\d+ blob ([0-9a-f]+)\t/.exec(listed);
-      const commit = withCommit ? await local(['log', '-1', '--format=%H', tip, '--', file]) : undefined;
-      if (!match) return commit ? { commit } : {};
-      return { content: await catBlob(match[1]!), ...(commit ? { commit } : {}) };
+      let files = filesAt.get(tip);
+      if (!files) {
+        if (filesAt.size >= tipsKept) filesAt.delete(filesAt.keys().next().value!);
+        filesAt.set(tip, (files = new Map()));
+      }
+      const id = `${withCommit ? 'commit' : 'content'}:${file}`;
+      let read = files.get(id);
+      if (!read) {
+        const fresh = readAt(tip, file, withCommit);
+        files.set(id, (read = fresh));
+        fresh.catch(() => files.get(id) === fresh && files.delete(id));
+      }
+      return { ...(await read) };
     },
 
     async commit(tip, file, content, message) {
@@ -137,6 +151,14 @@ export function createGitMirror(root: string, url: string, timeoutMs: number): G
       throw new RemoteFailure(r);
     },
   };
+
+  async function readAt(tip: string, file: string, withCommit: boolean): Promise<{ content?: string; commit?: string }> {
+    const listed = await local(['ls-tree', '-z', tip, '--', file]);
+    const match = /^\d+ blob ([0-9a-f]+)\t/.exec(listed);
+    const commit = withCommit ? await local(['log', '-1', '--format=%H', tip, '--', file]) : undefined;
+    if (!match) return commit ? { commit } : {};
+    return { content: await catBlob(match[1]!), ...(commit ? { commit } : {}) };
+  }
 
   /** Blob text exactly as stored (`local` trims its output). */
   async function catBlob(oid: string): Promise<string> {
