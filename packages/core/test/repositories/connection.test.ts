@@ -1,6 +1,7 @@
-import { readdir, readFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { createServer, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testConnection } from '../../src/repositories/connection-test.js';
 import type { Remote } from '../../src/repositories/git-remote.js';
@@ -57,20 +58,31 @@ describe('HTTPS', () => {
   });
 
   it('keeps every credential out of process arguments and leaves no temporary file behind', async () => {
-    const before = (await readdir(tmpdir())).filter((f) => f.startsWith('portico-git-'));
-    git.https.delayMs = 1500;
-    const running = test(https({ username: git.username, password: git.password }));
-    await new Promise((r) => setTimeout(r, 700));
-    // While git waits for the server: every process's command line on this machine.
-    const commandLines: string[] = [];
-    for (const pid of (await readdir('/proc')).filter((p) => /^\d+$/.test(p))) {
-      commandLines.push(await readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => ''));
+    // A temporary directory of this test's own: other test files open sessions of their own meanwhile.
+    const own = await mkdtemp(path.join(tmpdir(), 'portico-connection-tmp-'));
+    const tmpBefore = process.env.TMPDIR;
+    process.env.TMPDIR = own;
+    try {
+      git.https.delayMs = 1500;
+      const running = test(https({ username: git.username, password: git.password }));
+      await new Promise((r) => setTimeout(r, 700));
+      // While git waits for the server: every process's command line on this machine.
+      const commandLines: string[] = [];
+      for (const pid of (await readdir('/proc')).filter((p) => /^\d+$/.test(p))) {
+        commandLines.push(await readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => ''));
+      }
+      expect(commandLines.some((c) => c.includes('ls-remote'))).toBe(true);
+      expectNoSecret(commandLines.join('\n'));
+      const during = await readdir(own);
+      expect((await running).valid).toBe(true);
+      // The session's directory was there while git ran (so this looks in the right place), and is gone after.
+      expect(during.filter((f) => f.startsWith('portico-git-'))).toHaveLength(1);
+      expect(await readdir(own)).toEqual([]);
+    } finally {
+      if (tmpBefore === undefined) delete process.env.TMPDIR;
+      else process.env.TMPDIR = tmpBefore;
+      await rm(own, { recursive: true, force: true });
     }
-    expect(commandLines.some((c) => c.includes('ls-remote'))).toBe(true);
-    expectNoSecret(commandLines.join('\n'));
-    expect((await running).valid).toBe(true);
-    const after = (await readdir(tmpdir())).filter((f) => f.startsWith('portico-git-'));
-    expect(after.filter((f) => !before.includes(f))).toEqual([]);
   });
 });
 
