@@ -12,6 +12,7 @@ import { createHostGuard, parseAllowedHosts } from '../../src/repositories/host-
 import { createPushLock } from '../../src/repositories/push-lock.js';
 import { createRemoteBackends } from '../../src/repositories/remote-backend.js';
 import { eventually } from '../support/eventually.js';
+import { mustRun } from '../support/git-server-files.js';
 import { startGitServer, type GitServer } from '../support/git-server.js';
 
 // Issue 39 step 4 (contract §13): every write is a commit pushed before the answer; a push overtaken by someone
@@ -183,5 +184,15 @@ describe('failures', () => {
     const backend = (await replica(createMemoryKeyValue()))(https('branches'));
     const err = await backend.write('release', { path: 'a.yaml', content: 'a\n', expect: 'absent', message: 'Create a' }).catch((e: unknown) => e);
     expect((err as Error).message).toBe('branch "release" not found in the repository');
+
+    // A repository without any branch (just created on the host): the first write makes the branch.
+    const dir = await git.createRepo('empty');
+    await mustRun(git.user, 'git', ['-C', dir, 'update-ref', '-d', 'refs/heads/main']);
+    const empty = (await replica(createMemoryKeyValue()))(https('empty'));
+    const first = await empty.write('main', { path: 'a.yaml', content: 'a\n', expect: 'absent', message: 'Create a' });
+    expect(first.changed).toBe(true);
+    expect(await git.lastCommit('empty', 'main')).toMatchObject({ sha: first.sha, subject: 'Create a' });
+    expect(await git.fileAt('empty', 'main', 'README.md')).toBeUndefined();
+    expect(await empty.read('main', 'a.yaml')).toEqual({ content: 'a\n', commit: first.sha });
   });
 });
