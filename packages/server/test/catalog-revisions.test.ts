@@ -3,6 +3,7 @@ import { resources, type KubeObject } from '@portico/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiAs, createProject, createUser, uniqueName, type ApiAs, type Reply } from './support/api-as.js';
 import { clusterModes, startPorticoServer, type PorticoServer } from './support/cluster-modes.js';
+import { until } from './support/until.js';
 import { connect } from './ws/harness.js';
 
 /**
@@ -33,16 +34,6 @@ describe.each(clusterModes)('RGD revisions (%s cluster)', (mode) => {
       resources: [{ id: 'config', template: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: '${schema.metadata.name}' }, data: { size: '${schema.spec.size}' } } }],
     },
   });
-
-  async function until<T = any>(who: ApiAs, path: string, ok: (r: Reply<T>) => boolean, what: string, timeoutMs = 15_000): Promise<Reply<T>> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const reply = await who.get<T>(path);
-      if (ok(reply)) return reply;
-      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}: ${reply.status} ${JSON.stringify(reply.body)}`);
-      await new Promise((r) => setTimeout(r, 25));
-    }
-  }
   const revisionsPath = `/api/v1/rgds/${rgdName}/revisions`;
   const revisionCount = (n: number) => (r: Reply<api.GraphRevisionList>) => r.status === 200 && r.body.totalCount === n;
   const storedRevisions = async () =>

@@ -1,7 +1,8 @@
 import * as api from '@portico/api';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { createProject, createUser, uniqueName, type ApiAs, type Reply } from './support/api-as.js';
+import { createProject, createUser, uniqueName, type ApiAs } from './support/api-as.js';
 import { clusterModes, useServer } from './support/cluster-modes.js';
+import { until } from './support/until.js';
 import { connect } from './ws/harness.js';
 
 /**
@@ -20,16 +21,6 @@ describe.each(clusterModes)('deploy forms and instance history (%s cluster)', (m
     outsider = await createUser(tp, 'outsider');
     await admin.post(`/api/v1/projects/${project}/roles/developer/users/${developer.username}`);
   });
-
-  async function until<T = any>(who: ApiAs, path: string, ok: (r: Reply<T>) => boolean, what: string, timeoutMs = 15_000): Promise<Reply<T>> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const reply = await who.get<T>(path);
-      if (ok(reply)) return reply;
-      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}: ${reply.status} ${JSON.stringify(reply.body)}`);
-      await new Promise((r) => setTimeout(r, 25));
-    }
-  }
 
   /** A value a form would offer for a required field without a default. */
   const sample = (p: api.FormProperty): unknown => {

@@ -3,6 +3,7 @@ import { resources } from '@portico/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiAs, createProject, createUser, uniqueName, type ApiAs, type Reply } from './support/api-as.js';
 import { clusterModes, startPorticoServer, type PorticoServer } from './support/cluster-modes.js';
+import { until } from './support/until.js';
 
 /**
  * Contract §11.2 over HTTP on both cluster adapters and on every instance path family: children grouped by
@@ -19,16 +20,6 @@ describe.each(clusterModes)('instance history (%s cluster)', (mode) => {
   let onReplica: ApiAs;
   let shop: string;
   let tenant: string;
-
-  async function until<T = any>(who: ApiAs, path: string, ok: (r: Reply<T>) => boolean, what: string, timeoutMs = 20_000): Promise<Reply<T>> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const reply = await who.get<T>(path);
-      if (ok(reply)) return reply;
-      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}: ${reply.status} ${JSON.stringify(reply.body)}`);
-      await new Promise((r) => setTimeout(r, 25));
-    }
-  }
   const ready = (r: Reply<api.InstanceHistory>) => r.status === 200 && r.body.events.some((e) => e.eventType === 'Ready');
 
   beforeAll(async () => {
