@@ -5,6 +5,7 @@ import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { createUser, uniqueName, type TestUser } from '../support/api-as.js';
 import { clusterModes, useServer } from '../support/cluster-modes.js';
+import { ownerViewerProject } from '../support/owner-viewer-project.js';
 
 // Issue 38, acceptance 1 for §11.3's second path family (`/secrets?project=`, the one consoles in the field call),
 // on both cluster adapters: the exact shapes, 404 for what the caller may not see, 400 for bad input, and the
@@ -22,26 +23,16 @@ describe.each(clusterModes)('%s cluster', (mode) => {
     operations.push(operation);
     return run();
   };
-  const { tp, admin } = useServer(mode, { logger: createLogger('debug', sink), hooks: [record] });
+  const { tp } = useServer(mode, { logger: createLogger('debug', sink), hooks: [record] });
   const at = (project: string, name?: string, namespace = 'dev') =>
     name === undefined ? `/api/v1/secrets?project=${project}` : `/api/v1/secrets/${name}?project=${project}&namespace=${namespace}`;
 
   /** A project deploying to dev with an owner (every secrets action and instances) and a viewer (get and list only). */
-  async function project() {
-    const owner = await createUser(tp, 'owner');
-    const viewer = await createUser(tp, 'viewer');
-    const name = uniqueName('sec');
-    const res = await admin.post('/api/v1/projects', {
-      name,
-      destinations: [{ namespace: 'dev' }],
-      roles: [
-        { name: 'owner', policies: ['secrets/*, *, allow', 'instances/*, *, allow', 'rgds/*, get, allow'], users: [owner.username] },
-        { name: 'viewer', policies: [`p, proj:${name}:viewer, secrets, get, ${name}/*, allow`, `p, proj:${name}:viewer, secrets, list, ${name}/*, allow`], users: [viewer.username] },
-      ],
-    });
-    expect(res.status).toBe(201);
-    return { name, owner, viewer };
-  }
+  const project = () =>
+    ownerViewerProject(tp, 'sec', (name) => ({
+      owner: ['secrets/*, *, allow', 'instances/*, *, allow', 'rgds/*, get, allow'],
+      viewer: [`p, proj:${name}:viewer, secrets, get, ${name}/*, allow`, `p, proj:${name}:viewer, secrets, list, ${name}/*, allow`],
+    }));
 
   async function createSecret(user: TestUser, projectName: string, data: Record<string, string>, name = uniqueName('db')) {
     const res = await user.post(at(projectName), { name, namespace: 'dev', data });

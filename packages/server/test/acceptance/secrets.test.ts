@@ -5,6 +5,7 @@ import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { createUser, uniqueName, type TestUser } from '../support/api-as.js';
 import { clusterModes, useServer } from '../support/cluster-modes.js';
+import { ownerViewerProject } from '../support/owner-viewer-project.js';
 
 // Issue 14, acceptance 1 and 5 for §11.1: a project's Secrets on both cluster adapters; values only through
 // `reveal`, and never in the logs.
@@ -16,25 +17,11 @@ describe.each(clusterModes)('%s cluster', (mode) => {
       done();
     },
   });
-  const { tp, admin } = useServer(mode, { logger: createLogger('debug', sink) });
+  const { tp } = useServer(mode, { logger: createLogger('debug', sink) });
   const secretsOf = (project: string) => `/api/v1/projects/${project}/secrets`;
 
   /** A project deploying to dev with an owner (every secrets action) and a viewer (get only). */
-  async function project() {
-    const owner = await createUser(tp, 'owner');
-    const viewer = await createUser(tp, 'viewer');
-    const name = uniqueName('sec');
-    const res = await admin.post('/api/v1/projects', {
-      name,
-      destinations: [{ namespace: 'dev' }],
-      roles: [
-        { name: 'owner', policies: ['secrets/*, *, allow'], users: [owner.username] },
-        { name: 'viewer', policies: ['secrets/*, get, allow', 'secrets/*, list, allow'], users: [viewer.username] },
-      ],
-    });
-    expect(res.status).toBe(201);
-    return { name, owner, viewer };
-  }
+  const project = () => ownerViewerProject(tp, 'sec', () => ({ owner: ['secrets/*, *, allow'], viewer: ['secrets/*, get, allow', 'secrets/*, list, allow'] }));
 
   async function createSecret(user: TestUser, project: string, value: string) {
     const name = uniqueName('db');
