@@ -1,34 +1,24 @@
-import { createClient, loginLocal, type PorticoClient } from '@portico/client';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import type { PorticoClient } from '@portico/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import YAML from 'yaml';
-import { startPorticoServer, type PorticoProcess } from '../../../client/test/e2e/portico-server.js';
-import { assertCliBuilt, runCli, type CliUser } from './run-cli.js';
+import { startAdminSession, type AdminSession } from './admin-session.js';
+import { runCli, type CliUser } from './run-cli.js';
 
 // `portico project delete NAME [--cascade]`: the BUILT binary against the REAL server. A project with instances
 // is refused with their count and a hint; --cascade shows each instance's progress to a person, and -o json|yaml
 // says what was deleted.
 
-let server: PorticoProcess;
-let root: string;
+let session: AdminSession | undefined;
 let ops: CliUser;
 let sdk: PorticoClient;
 
 beforeAll(async () => {
-  assertCliBuilt();
-  server = await startPorticoServer();
-  root = await mkdtemp(join(tmpdir(), 'portico-cli-project-delete-'));
-  ops = { home: join(root, 'ops'), configFile: join(root, 'ops', 'portico', 'config.yaml') };
-  sdk = createClient({ baseUrl: server.url, token: (await loginLocal(server.url, 'admin', server.adminPassword)).token });
-  const login = await runCli(ops, ['login', server.url, '--username', 'admin', '--password-stdin'], { input: server.adminPassword });
-  expect(login.code).toBe(0);
+  session = await startAdminSession('portico-cli-project-delete-');
+  ({ ops, sdk } = session);
 });
 
 afterAll(async () => {
-  await server?.stop();
-  if (root) await rm(root, { recursive: true, force: true });
+  await session?.close();
 });
 
 /** A project deploying to dev with `names` WebApps in it. */

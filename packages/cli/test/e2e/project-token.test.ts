@@ -1,33 +1,28 @@
-import { createClient, loginLocal, type PorticoClient } from '@portico/client';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import type { PorticoClient } from '@portico/client';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startPorticoServer, type PorticoProcess } from '../../../client/test/e2e/portico-server.js';
-import { assertCliBuilt, runCli, type CliUser } from './run-cli.js';
+import type { PorticoProcess } from '../../../client/test/e2e/portico-server.js';
+import { startAdminSession, type AdminSession } from './admin-session.js';
+import { runCli, type CliUser } from './run-cli.js';
 
 // `portico project token create|list|delete` (§14): the BUILT binary against the REAL server. `create` prints the
 // token alone on stdout (so a script captures it with $(…)) and never again; the token then drives the CLI through
 // PORTICO_TOKEN with no login; `delete` ends it.
 
+let session: AdminSession | undefined;
 let server: PorticoProcess;
 let root: string;
 let ops: CliUser;
 let sdk: PorticoClient;
 
 beforeAll(async () => {
-  assertCliBuilt();
-  server = await startPorticoServer();
-  root = await mkdtemp(join(tmpdir(), 'portico-cli-token-'));
-  ops = { home: join(root, 'ops'), configFile: join(root, 'ops', 'portico', 'config.yaml') };
-  sdk = createClient({ baseUrl: server.url, token: (await loginLocal(server.url, 'admin', server.adminPassword)).token });
-  expect((await runCli(ops, ['login', server.url, '--username', 'admin', '--password-stdin'], { input: server.adminPassword })).code).toBe(0);
+  session = await startAdminSession('portico-cli-token-');
+  ({ server, root, ops, sdk } = session);
   await sdk.projects.create({ name: 'pipeline', destinations: [{ namespace: 'dev' }] });
 });
 
 afterAll(async () => {
-  await server?.stop();
-  if (root) await rm(root, { recursive: true, force: true });
+  await session?.close();
 });
 
 /** A user with no config file at all: only what the environment gives. */
