@@ -47,16 +47,10 @@ export interface HistorySubject {
 
 export function createInstanceHistory(deps: { cluster: Cluster; catalog: Catalog }) {
   const { cluster, catalog } = deps;
-  // Kinds of child resources seen lately: discovery answers the same for minutes, children are read per request.
-  const refs = new Map<string, { ref: ResourceRef | undefined; at: number }>();
-  const refOf = async (apiVersion: string, kind: string): Promise<ResourceRef | undefined> => {
-    const key = `${apiVersion}/${kind}`;
-    const hit = refs.get(key);
-    if (hit && Date.now() - hit.at < 60_000) return hit.ref;
+  // The cluster adapters keep discovery's answers (and look a missing kind up again soon): no cache of its own here.
+  const refOf = (apiVersion: string, kind: string): Promise<ResourceRef | undefined> => {
     const [group, version] = apiVersion.includes('/') ? apiVersion.split('/', 2) : ['', apiVersion];
-    const ref = await cluster.discover(group!, version!, kind).catch(() => undefined);
-    refs.set(key, { ref, at: Date.now() });
-    return ref;
+    return cluster.discover(group!, version!, kind).catch(() => undefined);
   };
 
   /** The Events of the instance and of each of its child resources, one field-selected list per object. */

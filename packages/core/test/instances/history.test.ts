@@ -190,4 +190,21 @@ describe('instance history', () => {
     expect(timeline.timeline).toEqual([expect.objectContaining({ eventType: 'Created', status: 'Pending', isCurrent: true })]);
     expect(reader.history({ key, item: world.instances.index.get(key)! })).toMatchObject({ currentStatus: 'Pending', events: [{ eventType: 'Created' }] });
   });
+
+  it('reads a child\'s kind as the cluster serves it now: one that was not served a moment ago is seen on the next read', async () => {
+    const key = await create('history-late-kind');
+    await eventually(() => world.instances.get(actors.alice, key).health, (h) => h === 'Healthy', 'Healthy');
+    // The first resource's object, as kro makes it (this world's kro makes none).
+    await world.cluster.create(resources.configMap, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'history-late-kind', namespace: 'dev' }, data: {} });
+    let served = false;
+    const cluster = new Proxy(world.cluster, {
+      get: (target, prop, receiver) => (prop === 'discover' ? (...args: Parameters<typeof target.discover>) => (served ? target.discover(...args) : Promise.resolve(undefined)) : Reflect.get(target, prop, receiver)),
+    });
+    const reader = createInstanceHistory({ cluster, catalog: world.catalog });
+    const item = world.instances.index.get(key)!;
+    const statuses = async () => (await reader.children(item)).groups.map((g) => g.resources[0]!.status);
+    expect(await statuses()).toEqual(['Ready', 'Ready', 'Ready']); // from the instance's progress alone
+    served = true;
+    expect(await statuses()).toEqual(['Exists', 'Ready', 'Ready']); // the object the cluster has, the others from the progress
+  });
 });
