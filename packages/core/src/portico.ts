@@ -157,7 +157,10 @@ export async function createPortico(opts: CreatePorticoOptions = {}): Promise<Po
       instancesUsing: (project, id) => [...(instancesBound?.index.inProject(project) ?? [])].filter((i) => i.object.metadata.labels?.[REPOSITORY_ID_LABEL] === id).length,
     });
     opened.push(() => repositories.stop());
-    const instances = createInstances({ cluster, catalog, authz, projects: projectInformer, events, config, logger, createInformer, git: repositories.deployments });
+    const instances = createInstances({
+      cluster, catalog, authz, projects: projectInformer, events, config, logger, createInformer, git: repositories.deployments,
+      claim: (key, ttlMs) => kv.set(key, '1', { ttlMs, ifAbsent: true }),
+    });
     opened.push(() => instances.stop());
     // A project's cascade deletes its instances through the wrapped service: each deletion is an operation.
     const wrappedInstances = operations.wrap(instances, instanceOperations);

@@ -17,6 +17,12 @@ export interface DriftDeps {
   placementOf(object: KubeObject, project: string, key: InstanceKey): GitPlacement;
   /** How often every Git-mode instance is compared again, changed or not (someone may have pushed to Git). */
   intervalMs: number;
+  /**
+   * Takes the periodic sweep of one period for this replica (a key set only if absent in the store replicas
+   * share): the sweep reads every Git-mode instance's file, and one replica doing it per period is enough, since
+   * its verdicts are written on the objects every replica reads. Absent: this replica sweeps every period.
+   */
+  claimSweep?(period: string, ttlMs: number): Promise<boolean>;
   /** The object matches the commit that last changed its file (each replica may say so; the history keeps one). */
   onSynced?(item: IndexedInstance, commit: string): void;
   logger: Logger;
@@ -145,7 +151,20 @@ export function watchDrift(deps: DriftDeps): DriftWatch {
   const sweep = () => {
     for (const item of deps.index.all()) enqueue(item);
   };
-  const timer = setInterval(sweep, deps.intervalMs);
+  // A store that cannot answer does not stop the sweep: two replicas comparing the same files costs Git reads, a
+  // period without any comparison would leave drift unreported.
+  const periodicSweep = () => {
+    if (!deps.claimSweep) return sweep();
+    const period = String(Math.floor(now().getTime() / deps.intervalMs));
+    deps.claimSweep(period, deps.intervalMs).then(
+      (won) => won && sweep(),
+      (err: unknown) => {
+        log.warn({ err: (err as Error).message }, 'could not claim the drift sweep; sweeping here');
+        sweep();
+      },
+    );
+  };
+  const timer = setInterval(periodicSweep, deps.intervalMs);
   timer.unref?.();
 
   return {

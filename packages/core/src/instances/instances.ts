@@ -41,6 +41,8 @@ export interface InstancesDeps {
   createInformer: CreateInformer;
   /** §13: Git-mode deployments through the projects' repositories (default: the development repository alone, when set). */
   git?: GitDeployments;
+  /** Sets `key` only if absent in the store replicas share (with a lifetime): one replica's periodic drift sweep per period. */
+  claim?(key: string, ttlMs: number): Promise<boolean>;
 }
 
 export interface Instances extends InstancesService {
@@ -149,6 +151,7 @@ export function createInstances(deps: InstancesDeps): Instances {
       // §13: Git-mode instances compared with their files, on every change and every period.
       const drift = git && watchDrift({
         index, cluster, git, placementOf: access.placementOf, intervalMs: config.git.driftIntervalMs, logger,
+        ...(deps.claim ? { claimSweep: (period: string, ttlMs: number) => deps.claim!(`drift-sweep:${period}`, ttlMs) } : {}),
         onSynced: (item, commit) => void historyWrites.synced(keyOf(item.object), item.instance, commit),
       });
       if (drift) subscriptions.push(drift);

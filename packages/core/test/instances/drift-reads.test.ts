@@ -1,4 +1,5 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
+import { createMemoryKeyValue } from '../../src/adapters/memory-kv.js';
 import { createLogger, type KubeObject } from '../../src/index.js';
 import { watchDrift, type DriftDeps } from '../../src/instances/drift.js';
 import type { IndexChange, IndexedInstance } from '../../src/instances/index-types.js';
@@ -39,5 +40,33 @@ describe('drift: what makes Portico read Git', () => {
     await settle();
     expect(reads).toBe(2);
     watch.close();
+  });
+
+  it('the periodic sweep of a period is done by one replica of those sharing a store, not by each', async () => {
+    vi.useFakeTimers({ now: 0, toFake: ['setInterval', 'clearInterval', 'Date'] });
+    try {
+      const shared = createMemoryKeyValue();
+      const reads = [0, 0];
+      const replica = (n: number) =>
+        watchDrift({
+          index: { onChange: () => ({ close() {} }), all: () => [indexed(1, 'ACTIVE'), { ...indexed(1, 'ACTIVE'), id: 'dev/WebApp/cart' }] },
+          cluster: { patch: async () => ({}) },
+          git: { read: async () => (reads[n]++, { content: 'spec:\n  replicas: 1\n', commit: 'c1' }) },
+          placementOf: () => ({}),
+          intervalMs: 1_000,
+          claimSweep: (period: string, ttlMs: number) => shared.set(`drift-sweep:${period}`, String(n), { ttlMs, ifAbsent: true }),
+          logger: createLogger('silent'),
+        } as unknown as DriftDeps);
+      const watches = [replica(0), replica(1)];
+      for (let period = 0; period < 3; period++) {
+        await vi.advanceTimersByTimeAsync(1_000);
+        await new Promise((r) => setImmediate(r));
+      }
+      // Three periods, two instances each: six reads in all, wherever they ran; without the claim, twelve.
+      expect(reads[0] + reads[1]).toBe(6);
+      for (const w of watches) w.close();
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });
