@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createProject, createUser, uniqueName, type ApiAs, type Reply } from './support/api-as.js';
 import { clusterModes, useServer } from './support/cluster-modes.js';
+import { until } from './support/until.js';
 
 /**
  * Instances over HTTP, end to end, on both cluster adapters: Portico creates the custom resource, the simulated
@@ -22,16 +23,6 @@ describe.each(clusterModes)('instances over HTTP (%s cluster)', (mode) => {
     [developer, viewer] = [dev, view];
   });
 
-  /** Polls GET `path` as `who` until `ok` holds. */
-  async function until(who: ApiAs, path: string, ok: (r: Reply) => boolean, what: string, timeoutMs = 10_000): Promise<Reply> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const reply = await who.get(path);
-      if (ok(reply)) return reply;
-      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}: ${reply.status} ${JSON.stringify(reply.body)}`);
-      await new Promise((r) => setTimeout(r, 20));
-    }
-  }
   const healthy = (r: Reply) => r.status === 200 && r.body.health === 'Healthy';
   const webApp = (name: string, values: Record<string, unknown> = { image: 'nginx:1.27' }) => ({ name, project, values });
 

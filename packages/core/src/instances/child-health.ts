@@ -1,5 +1,6 @@
 import type * as api from '@portico/api';
 import type { KubeObject } from '../ports/cluster.js';
+import { healthOfState } from './health.js';
 
 /** Kinds that report nothing about their health: configuration, networking glue and RBAC. */
 const withoutHealth = new Set([
@@ -67,6 +68,6 @@ export function childHealth(obj: KubeObject): api.ChildHealth {
   if (ready?.status === 'True') return 'Healthy';
   if (ready?.status === 'False') return obj.status.state === 'ACTIVE' ? 'Degraded' : /fail|error/i.test(String(ready.reason ?? '')) ? 'Unhealthy' : 'Progressing';
   if (typeof obj.status.phase === 'string') return byPhase[obj.status.phase] ?? 'Unknown';
-  if (typeof obj.status.state === 'string') return ({ ACTIVE: 'Healthy', IN_PROGRESS: 'Progressing', ERROR: 'Unhealthy', DELETING: 'Progressing' } as const)[obj.status.state as 'ACTIVE'] ?? 'Unknown';
+  if (typeof obj.status.state === 'string') return healthOfState[obj.status.state] ?? 'Unknown';
   return 'Unknown';
 }

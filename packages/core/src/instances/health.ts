@@ -12,7 +12,7 @@ interface ConditionLike {
 }
 
 /** Health from the state alone, used when there is no (fresh) Ready condition to go by. */
-const healthOfState: Record<string, Health> = {
+export const healthOfState: Readonly<Record<string, Health>> = {
   IN_PROGRESS: 'Progressing',
   ACTIVE: 'Healthy',
   ERROR: 'Unhealthy',
