@@ -1,12 +1,12 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { Writable } from 'node:stream';
 import * as api from '@portico/api';
-import { createLogger, resources, type Operation } from '@portico/core';
+import { resources, type Operation } from '@portico/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiAs, createUser, uniqueName, type ApiAs, type TestUser } from '../support/api-as.js';
 import { clusterModes, startPorticoServer, useServer, type PorticoServer } from '../support/cluster-modes.js';
+import { capturedLogger } from '../support/captured-logger.js';
 
 // Issue 39, step 1 (contract §13): repositories per project, kept in the cluster (so every replica sees them),
 // their credentials in one Secret each and in no answer, no log line and no project's secret list.
@@ -21,7 +21,7 @@ describe.each(clusterModes)('repositories (%s cluster)', (mode) => {
   let b: PorticoServer;
   let admin: ApiAs;
   let adminB: ApiAs;
-  const logLines: string[] = [];
+  const { logger, lines: logLines } = capturedLogger();
   const operations: Operation[] = [];
   let project: string;
   let other: string;
@@ -30,7 +30,6 @@ describe.each(clusterModes)('repositories (%s cluster)', (mode) => {
   let outsider: TestUser;
 
   beforeAll(async () => {
-    const logger = createLogger('debug', new Writable({ write: (chunk, _enc, done) => (logLines.push(String(chunk)), done()) }));
     const hooks = [(operation: Operation, run: () => Promise<unknown>) => (operations.push(operation), run())] as never;
     a = await startPorticoServer({ mode, logger, hooks });
     b = await startPorticoServer({ mode, logger, hooks, join: a, adminPassword: a.adminPassword });

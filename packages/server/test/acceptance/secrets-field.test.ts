@@ -1,29 +1,23 @@
 import * as api from '@portico/api';
-import { createLogger, type Operation, type OperationHook } from '@portico/core';
+import { type Operation, type OperationHook } from '@portico/core';
 import { randomUUID } from 'node:crypto';
-import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { createUser, uniqueName, type TestUser } from '../support/api-as.js';
 import { clusterModes, useServer } from '../support/cluster-modes.js';
 import { ownerViewerProject } from '../support/owner-viewer-project.js';
+import { capturedLogger } from '../support/captured-logger.js';
 
 // Issue 38, acceptance 1 for §11.3's second path family (`/secrets?project=`, the one consoles in the field call),
 // on both cluster adapters: the exact shapes, 404 for what the caller may not see, 400 for bad input, and the
 // values nowhere but in a reveal.
 describe.each(clusterModes)('%s cluster', (mode) => {
-  let logs = '';
-  const sink = new Writable({
-    write(chunk: Buffer, _encoding, done) {
-      logs += chunk.toString('utf8');
-      done();
-    },
-  });
+  const logs = capturedLogger();
   const operations: Operation[] = [];
   const record: OperationHook = (operation, run) => {
     operations.push(operation);
     return run();
   };
-  const { tp } = useServer(mode, { logger: createLogger('debug', sink), hooks: [record] });
+  const { tp } = useServer(mode, { logger: logs.logger, hooks: [record] });
   const at = (project: string, name?: string, namespace = 'dev') =>
     name === undefined ? `/api/v1/secrets?project=${project}` : `/api/v1/secrets/${name}?project=${project}&namespace=${namespace}`;
 
@@ -160,8 +154,8 @@ describe.each(clusterModes)('%s cluster', (mode) => {
       ['secrets.create', name, 'dev', ['data']],
       ['secrets.delete', name, 'dev', []],
     ]);
-    expect(logs).toContain(name);
-    expect(logs).not.toContain(value);
-    expect(logs).not.toContain(Buffer.from(value).toString('base64'));
+    expect(logs.text()).toContain(name);
+    expect(logs.text()).not.toContain(value);
+    expect(logs.text()).not.toContain(Buffer.from(value).toString('base64'));
   });
 });

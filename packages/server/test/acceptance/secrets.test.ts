@@ -1,23 +1,17 @@
 import * as api from '@portico/api';
-import { createLogger, resources } from '@portico/core';
+import { resources } from '@portico/core';
 import { randomUUID } from 'node:crypto';
-import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { createUser, uniqueName, type TestUser } from '../support/api-as.js';
 import { clusterModes, useServer } from '../support/cluster-modes.js';
 import { ownerViewerProject } from '../support/owner-viewer-project.js';
+import { capturedLogger } from '../support/captured-logger.js';
 
 // Issue 14, acceptance 1 and 5 for §11.1: a project's Secrets on both cluster adapters; values only through
 // `reveal`, and never in the logs.
 describe.each(clusterModes)('%s cluster', (mode) => {
-  let logs = '';
-  const sink = new Writable({
-    write(chunk: Buffer, _encoding, done) {
-      logs += chunk.toString('utf8');
-      done();
-    },
-  });
-  const { tp } = useServer(mode, { logger: createLogger('debug', sink) });
+  const logs = capturedLogger();
+  const { tp } = useServer(mode, { logger: logs.logger });
   const secretsOf = (project: string) => `/api/v1/projects/${project}/secrets`;
 
   /** A project deploying to dev with an owner (every secrets action) and a viewer (get only). */
@@ -100,8 +94,8 @@ describe.each(clusterModes)('%s cluster', (mode) => {
     expect((await owner.del(`${secretsOf(projectName)}/dev/${name}`)).status).toBe(204);
     expect((await owner.get(`${secretsOf(projectName)}/dev/${name}`)).status).toBe(404);
 
-    expect(logs).toContain(name); // the requests were logged...
-    expect(logs).not.toContain(value); // ...without the value,
-    expect(logs).not.toContain(Buffer.from(value).toString('base64')); // in either encoding.
+    expect(logs.text()).toContain(name); // the requests were logged...
+    expect(logs.text()).not.toContain(value); // ...without the value,
+    expect(logs.text()).not.toContain(Buffer.from(value).toString('base64')); // in either encoding.
   });
 });

@@ -1,10 +1,10 @@
-import { Writable } from 'node:stream';
 import { SsoProviderDetail, SsoProviderList, SsoProviders } from '@portico/api';
-import { createLogger, createMemoryKeyValue, resources, type KeyValue, type Operation, type OperationHook } from '@portico/core';
+import { createMemoryKeyValue, resources, type KeyValue, type Operation, type OperationHook } from '@portico/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signInAtProvider, startLoopbackProvider, type LoopbackProvider } from '../../../core/test/oidc/loopback-provider.js';
 import { eventually } from '../../../core/test/support/eventually.js';
 import { clusterModes, startPorticoServer, type PorticoServer } from '../support/cluster-modes.js';
+import { capturedLogger } from '../support/captured-logger.js';
 
 // Issue 38, acceptance 4: a provider added, used, changed and removed through the API on two replicas of one
 // cluster, with no restart; its client secret in no answer and no log line.
@@ -19,13 +19,12 @@ describe.each(clusterModes)('sign-in providers managed at run time, two replicas
   let kv: KeyValue;
   let a: PorticoServer;
   let b: PorticoServer;
-  const logLines: string[] = [];
+  const { logger, lines: logLines } = capturedLogger();
   const answers: string[] = [];
   const operations: Operation[] = [];
 
   beforeAll(async () => {
     idp = await startLoopbackProvider({ redirectUris: [CALLBACK], users: { alice: { email: 'alice@example.com', name: 'Alice', groups: ['team-a'] } } });
-    const logger = createLogger('debug', new Writable({ write: (chunk, _enc, done) => (logLines.push(String(chunk)), done()) }));
     // One store for both replicas, as Redis is in production: a sign-in may start on one and end on the other.
     kv = createMemoryKeyValue();
     const hooks: OperationHook[] = [
